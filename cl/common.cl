@@ -1,0 +1,83 @@
+/* common.cl: macros and warp helpers shared by every libclsort kernel.
+ *
+ * Needs (from the host's build options):
+ *   WG_SIZE  work-items per group of the shared layer (a power of two)
+ *   ITEMS    elements per work-item per tile
+ *   USE_PTX  1 on NVIDIA GPUs: warp operations through inline PTX;
+ *            0 everywhere else: the portable local-memory paths.
+ * Provides: CAT, TILE, and with USE_PTX the 32-bit warp shuffles and votes.
+ */
+#ifndef WG_SIZE
+#error "common.cl needs WG_SIZE"
+#endif
+#ifndef ITEMS
+#error "common.cl needs ITEMS"
+#endif
+#ifndef USE_PTX
+#error "common.cl needs USE_PTX (0 or 1)"
+#endif
+
+#if defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define CAT3(a, b, c) CAT(CAT(a, b), c)
+
+/* Elements one group handles per step of its loop. */
+#define TILE (WG_SIZE * ITEMS)
+
+#define KERNEL __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+
+#if USE_PTX
+/* NVIDIA's OpenCL has no subgroup extension; these are the warp operations
+ * CUDA exposes, written as PTX. Every call must be reached by all 32 lanes
+ * of the warp (full masks, uniform control flow). */
+#define WARP_SIZE 32
+#define NUM_WARPS (WG_SIZE / WARP_SIZE)
+#if WG_SIZE % 32 != 0
+#error "USE_PTX needs WG_SIZE to be a multiple of 32"
+#endif
+
+inline uint lane_id(void) { return get_local_id(0) & 31u; }
+inline uint warp_id(void) { return get_local_id(0) >> 5; }
+
+inline uint shfl_up_u32(uint x, uint delta) {
+  uint r;
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+  return r;
+}
+
+inline uint shfl_idx_u32(uint x, uint src) {
+  uint r;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(src));
+  return r;
+}
+
+inline uint shfl_xor_u32(uint x, uint mask) {
+  uint r;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(mask));
+  return r;
+}
+
+/* Bit i set when lane i's predicate is non-zero. */
+inline uint warp_ballot(int pred) {
+  uint r;
+  asm volatile(
+      "{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+      : "=r"(r)
+      : "r"(pred));
+  return r;
+}
+
+/* Lanes whose `key` equals this lane's, as a bit mask. */
+inline uint warp_match(uint key) {
+  uint r;
+  asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(r) : "r"(key));
+  return r;
+}
+#endif
+
+/* Lowest set bit's index; OpenCL 1.2 has clz but not ctz. x != 0. */
+inline uint lowest_bit(uint x) { return 31u - clz(x & (0u - x)); }

@@ -1,0 +1,208 @@
+/* scan.cl: device-wide scan and reduce of one element type.
+ *
+ * Needs common.cl and wg_scan.cl@SCAN_SUFFIX before it, and
+ *   SCAN_T       the element type (uint, int, float, ulong, long, double)
+ *   SCAN_SUFFIX  its wg_scan suffix (u32, ...)
+ *   SCAN_BITS    32 or 64
+ * ITEMS must be a multiple of 4 (full tiles are moved as 4-vectors).
+ *
+ * The portable scan is reduce-then-scan over G groups that each own a
+ * contiguous chunk of whole tiles:
+ *   1. scan_reduce_chunks: chunk g -> partials[g]
+ *   2. scan_chunks with one group over the partials (exclusive)
+ *   3. scan_chunks over the input, each group starting from its partial.
+ * On NVIDIA, 32-bit sums use scan_single_pass (decoupled look-back) and
+ * read the input once instead of twice.
+ */
+#if !defined(SCAN_T) || !defined(SCAN_SUFFIX) || !defined(SCAN_BITS)
+#error "scan.cl needs SCAN_T, SCAN_SUFFIX and SCAN_BITS"
+#endif
+#if ITEMS % 4 != 0
+#error "scan.cl needs ITEMS to be a multiple of 4"
+#endif
+
+#define T SCAN_T
+#define T4 CAT(SCAN_T, 4)
+#define FN(name) CAT3(name, _, SCAN_SUFFIX)
+
+/* Loads the ITEMS consecutive elements starting at `first` into v; the
+ * elements at or past `end` read as 0. Full runs move as 16-byte vectors
+ * (for 32-bit types), which is what reaches full bandwidth on NVIDIA. */
+inline void FN(load_run)(__global const T *in, ulong first, ulong end, T *v) {
+  if (first + ITEMS <= end) {
+    __global const T4 *in4 = (__global const T4 *)(in + first);
+#pragma unroll
+    for (uint j = 0; j < ITEMS / 4; j++) {
+      T4 q = in4[j];
+      v[4 * j] = q.x;
+      v[4 * j + 1] = q.y;
+      v[4 * j + 2] = q.z;
+      v[4 * j + 3] = q.w;
+    }
+  } else {
+#pragma unroll
+    for (uint k = 0; k < ITEMS; k++) v[k] = first + k < end ? in[first + k] : (T)0;
+  }
+}
+
+/* Stores v[k] to out[first + k] for the elements before `end`. */
+inline void FN(store_run)(__global T *out, ulong first, ulong end, const T *v) {
+  if (first + ITEMS <= end) {
+    __global T4 *out4 = (__global T4 *)(out + first);
+#pragma unroll
+    for (uint j = 0; j < ITEMS / 4; j++)
+      out4[j] = (T4)(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]);
+  } else {
+#pragma unroll
+    for (uint k = 0; k < ITEMS; k++)
+      if (first + k < end) out[first + k] = v[k];
+  }
+}
+
+/* Turns v into its running sums, starting from `start`. */
+inline void FN(scan_run)(T *v, T start, int inclusive) {
+  T running = start;
+#pragma unroll
+  for (uint k = 0; k < ITEMS; k++) {
+    T x = v[k];
+    if (inclusive) running += x;
+    v[k] = running;
+    if (!inclusive) running += x;
+  }
+}
+
+/* Pass 1. partials[g] = op-reduction of chunk g = [g*chunk, min(n, (g+1)*chunk)).
+ * Work-group: WG_SIZE. Local: WG_SIZE elements. Loads are striped across the
+ * group (coalesced); order does not matter for a reduction. */
+KERNEL void FN(scan_reduce_chunks)(__global const T *in, ulong n, ulong chunk,
+                                   __global T *partials, int op) {
+  __local T tmp[WG_SIZE];
+  uint lid = get_local_id(0);
+  ulong begin = get_group_id(0) * chunk;
+  ulong end = min(n, begin + chunk);
+  T acc = FN(identity)(op);
+  ulong base = begin;
+  /* Whole tiles as vectors: element base + 4*(j*WG_SIZE + lid) .. +3. */
+  for (; base + TILE <= end; base += TILE) {
+    __global const T4 *in4 = (__global const T4 *)(in + base);
+#pragma unroll
+    for (uint j = 0; j < ITEMS / 4; j++) {
+      T4 q = in4[j * WG_SIZE + lid];
+      acc = FN(combine)(acc, FN(combine)(FN(combine)(q.x, q.y, op), FN(combine)(q.z, q.w, op), op),
+                        op);
+    }
+  }
+  for (ulong i = base + lid; i < end; i += WG_SIZE) acc = FN(combine)(acc, in[i], op);
+  T r = FN(wg_reduce)(acc, op, tmp);
+  if (lid == 0) partials[get_group_id(0)] = r;
+}
+
+/* Passes 2 and 3. Scans chunk g of `in` into `out` (which may be `in`),
+ * starting from carry_in[g], or from 0 when carry_in is NULL.
+ * Work-group: WG_SIZE. Local: WG_SIZE elements. Loop invariant: `carry` is
+ * the sum of everything before the current tile. */
+KERNEL void FN(scan_chunks)(__global const T *in, __global T *out, ulong n, ulong chunk,
+                            __global const T *carry_in, int inclusive) {
+  __local T tmp[WG_SIZE];
+  uint lid = get_local_id(0);
+  ulong begin = get_group_id(0) * chunk;
+  ulong end = min(n, begin + chunk);
+  T carry = carry_in ? carry_in[get_group_id(0)] : (T)0;
+  for (ulong base = begin; base < end; base += TILE) {
+    T v[ITEMS];
+    ulong first = base + (ulong)lid * ITEMS;
+    FN(load_run)(in, first, end, v);
+    T sum = 0;
+#pragma unroll
+    for (uint k = 0; k < ITEMS; k++) sum += v[k];
+    T total;
+    T prefix = FN(wg_exclusive_sum)(sum, &total, tmp);
+    FN(scan_run)(v, carry + prefix, inclusive);
+    FN(store_run)(out, first, end, v);
+    carry += total;
+  }
+}
+
+#if USE_PTX && SCAN_BITS == 32
+/* Single-pass scan with decoupled look-back (Merrill & Garland), for 32-bit
+ * sums on NVIDIA. One group per tile; tiles are numbered in the order
+ * groups start (an atomic counter), so every tile waits only on tiles whose
+ * groups are already running, which guarantees progress.
+ *
+ * state[0] is the tile counter; state[1 + t] is tile t's status word:
+ * flag in the high 32 bits (0 not ready, 1 aggregate, 2 inclusive prefix),
+ * the value's bits in the low 32. One 64-bit store publishes both at once.
+ * The host zeroes state before each launch. */
+#define FLAG_AGGREGATE 1ul
+#define FLAG_INCLUSIVE 2ul
+
+inline ulong FN(status_word)(ulong flag, T value) { return (flag << 32) | CAT(as_, uint)(value); }
+inline T FN(status_value)(ulong word) { return CAT(as_, T)((uint)word); }
+
+/* Sums the published values of the tiles before `tile`; runs on warp 0. */
+inline T FN(look_back)(volatile __global ulong *status, long tile) {
+  uint lane = lane_id();
+  T prefix = 0;
+  long window = tile - 1; /* lane l looks at tile window - l */
+  for (;;) {
+    long t = window - (long)lane;
+    ulong word;
+    /* Spin until every lane sees a published status (uniform loop). */
+    do {
+      word = t >= 0 ? status[t] : (FLAG_INCLUSIVE << 32);
+    } while (warp_ballot((word >> 32) == 0) != 0);
+    uint inclusive = warp_ballot((word >> 32) == FLAG_INCLUSIVE);
+    /* Lanes up to and including the nearest inclusive prefix contribute. */
+    uint last = inclusive ? lowest_bit(inclusive) : 31u;
+    T v = lane <= last ? FN(status_value)(word) : (T)0;
+#pragma unroll
+    for (uint m = 16; m > 0; m >>= 1) v += CAT(as_, T)(shfl_xor_u32(CAT(as_, uint)(v), m));
+    prefix += v;
+    if (inclusive) return prefix;
+    window -= 32;
+  }
+}
+
+KERNEL void FN(scan_single_pass)(__global const T *in, __global T *out, ulong n,
+                                  volatile __global ulong *state, int inclusive) {
+  __local T tmp[WG_SIZE];
+  __local uint tile_slot;
+  __local T tile_prefix;
+  uint lid = get_local_id(0);
+  if (lid == 0) tile_slot = atomic_inc((volatile __global uint *)state);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  long tile = tile_slot;
+  volatile __global ulong *status = state + 1;
+
+  ulong base = (ulong)tile * TILE;
+  ulong first = base + (ulong)lid * ITEMS;
+  T v[ITEMS];
+  FN(load_run)(in, first, n, v);
+  T sum = 0;
+#pragma unroll
+  for (uint k = 0; k < ITEMS; k++) sum += v[k];
+  T total;
+  T prefix = FN(wg_exclusive_sum)(sum, &total, tmp);
+
+  if (tile == 0) {
+    if (lid == 0) status[0] = FN(status_word)(FLAG_INCLUSIVE, total);
+    if (lid == 0) tile_prefix = 0;
+  } else {
+    if (lid == 0) status[tile] = FN(status_word)(FLAG_AGGREGATE, total);
+    if (warp_id() == 0) {
+      T before = FN(look_back)(status, tile);
+      if (lid == 0) {
+        status[tile] = FN(status_word)(FLAG_INCLUSIVE, before + total);
+        tile_prefix = before;
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  FN(scan_run)(v, tile_prefix + prefix, inclusive);
+  FN(store_run)(out, first, n, v);
+}
+#endif
+
+#undef T
+#undef T4
+#undef FN

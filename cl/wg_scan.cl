@@ -1,0 +1,126 @@
+/* wg_scan.cl: the work-group scan and reduce layer that every device-wide
+ * primitive and every sort kernel builds on. It is a template: the host
+ * lists it as "wg_scan.cl@u32" (or i32, f32, u64, i64, f64) and defines,
+ * before it,
+ *   WG_T         the element type (uint, ...)
+ *   WG_SUFFIX    the suffix of the generated names (u32, ...)
+ *   WG_T_BITS    32 or 64
+ *   WG_T_FLOAT   1 for float and double
+ *   WG_T_LOWEST, WG_T_HIGHEST  the type's extreme values
+ * and undefines them after. It generates, for suffix S:
+ *   WG_T wg_exclusive_sum_S(WG_T x, WG_T *total, __local WG_T *tmp)
+ *   WG_T wg_reduce_S(WG_T x, int op, __local WG_T *tmp)
+ *   WG_T combine_S(WG_T a, WG_T b, int op), WG_T identity_S(int op)
+ * with op 0 = sum, 1 = min, 2 = max. tmp holds WG_SIZE elements. Every
+ * work-item of the group must make each call (they contain barriers), and
+ * each call ends with a barrier, so tmp may be reused right after.
+ * Needs common.cl before it. */
+#if !defined(WG_T) || !defined(WG_SUFFIX) || !defined(WG_T_BITS) || !defined(WG_T_FLOAT) || \
+    !defined(WG_T_LOWEST) || !defined(WG_T_HIGHEST)
+#error "wg_scan.cl is a template: list it as wg_scan.cl@TYPE so the host defines WG_T etc."
+#endif
+
+#define WG_FN(name) CAT3(name, _, WG_SUFFIX)
+
+/* Float min/max ignore NaN (fmin/fmax); NaN is then also their identity,
+ * so padding never wins and an all-NaN input stays NaN. */
+inline WG_T WG_FN(identity)(int op) {
+#if WG_T_FLOAT
+  return op == 0 ? (WG_T)0 : (WG_T)NAN;
+#else
+  return op == 0 ? (WG_T)0 : op == 1 ? (WG_T)(WG_T_HIGHEST) : (WG_T)(WG_T_LOWEST);
+#endif
+}
+
+inline WG_T WG_FN(combine)(WG_T a, WG_T b, int op) {
+#if WG_T_FLOAT
+  return op == 0 ? a + b : op == 1 ? fmin(a, b) : fmax(a, b);
+#else
+  return op == 0 ? a + b : op == 1 ? min(a, b) : max(a, b);
+#endif
+}
+
+#if USE_PTX
+/* Shuffles for any 32- or 64-bit element type, through its bits. */
+inline WG_T WG_FN(shfl_up)(WG_T x, uint delta) {
+#if WG_T_BITS == 32
+  return CAT(as_, WG_T)(shfl_up_u32(CAT(as_, uint)(x), delta));
+#else
+  uint2 v = CAT(as_, uint2)(x);
+  v.x = shfl_up_u32(v.x, delta);
+  v.y = shfl_up_u32(v.y, delta);
+  return CAT(as_, WG_T)(v);
+#endif
+}
+
+/* Inclusive sum over the warp (Kogge-Stone through shuffles). */
+inline WG_T WG_FN(warp_inclusive_sum)(WG_T x) {
+  uint lane = lane_id();
+#pragma unroll
+  for (uint d = 1; d < WARP_SIZE; d <<= 1) {
+    WG_T y = WG_FN(shfl_up)(x, d);
+    if (lane >= d) x += y;
+  }
+  return x;
+}
+
+WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
+  uint lane = lane_id(), warp = warp_id();
+  WG_T incl = WG_FN(warp_inclusive_sum)(x);
+  WG_T excl = WG_FN(shfl_up)(incl, 1);
+  if (lane == 0) excl = 0;
+  if (lane == WARP_SIZE - 1) tmp[warp] = incl;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (warp == 0) {
+    /* One warp scans the warp totals; its lanes all read before the
+     * shuffles and write after them. */
+    WG_T w = lane < NUM_WARPS ? tmp[lane] : (WG_T)0;
+    WG_T wi = WG_FN(warp_inclusive_sum)(w);
+    /* Exclusive by shifting, not by subtracting: exact for floats too. */
+    WG_T we = WG_FN(shfl_up)(wi, 1);
+    if (lane < NUM_WARPS) tmp[lane] = lane == 0 ? (WG_T)0 : we;
+    if (lane == NUM_WARPS - 1) tmp[WG_SIZE - 1] = wi;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_T result = tmp[warp] + excl;
+  *total = tmp[WG_SIZE - 1];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return result;
+}
+#else
+/* Portable: Kogge-Stone in local memory. Every work-item runs the same
+ * number of iterations, which PoCL's barrier handling needs. */
+WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
+  uint lid = get_local_id(0);
+  tmp[lid] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = 1; d < WG_SIZE; d <<= 1) {
+    WG_T y = lid >= d ? tmp[lid - d] : (WG_T)0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tmp[lid] += y;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  /* The left neighbour's inclusive sum, not incl - x: exact for floats. */
+  WG_T excl = lid > 0 ? tmp[lid - 1] : (WG_T)0;
+  *total = tmp[WG_SIZE - 1];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return excl;
+}
+#endif
+
+/* Tree reduction; the result reaches every work-item. Used once per group
+ * per pass, so the portable form serves every device. */
+WG_T WG_FN(wg_reduce)(WG_T x, int op, __local WG_T *tmp) {
+  uint lid = get_local_id(0);
+  tmp[lid] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = WG_SIZE / 2; s > 0; s >>= 1) {
+    if (lid < s) tmp[lid] = WG_FN(combine)(tmp[lid], tmp[lid + s], op);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  WG_T r = tmp[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}
+
+#undef WG_FN

@@ -1,0 +1,307 @@
+/* clsort.h: the public interface of libclsort, a portable OpenCL sorting
+ * library with a shared scan/compact primitive layer.
+ *
+ * Everything a program needs is declared here; every other header of the
+ * project is private. Status codes are frozen once released. */
+#ifndef CLSORT_H
+#define CLSORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- version */
+/* The version is defined here once; meson reads it from these lines. */
+#define CLSORT_VERSION_MAJOR 0
+#define CLSORT_VERSION_MINOR 1
+#define CLSORT_VERSION_PATCH 0
+#define CLSORT_VERSION_NUMBER \
+  (CLSORT_VERSION_MAJOR * 10000 + CLSORT_VERSION_MINOR * 100 + CLSORT_VERSION_PATCH)
+
+#if defined(CLSORT_STATIC_DEFINE)
+#define CLSORT_API
+#elif defined(_WIN32)
+#ifdef CLSORT_BUILDING_LIBRARY
+#define CLSORT_API __declspec(dllexport)
+#else
+#define CLSORT_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define CLSORT_API __attribute__((visibility("default")))
+#else
+#define CLSORT_API
+#endif
+
+/* Returns CLSORT_VERSION_NUMBER of the library actually linked. Since 0.1. */
+CLSORT_API unsigned clsort_version(void);
+/* Returns "MAJOR.MINOR.PATCH" of the library actually linked. Since 0.1. */
+CLSORT_API const char *clsort_version_string(void);
+
+/* ----------------------------------------------------------------- status */
+/* One list generates the enum, the names and the messages, so that they
+ * cannot drift apart. X(name, value, message) */
+#define CLSORT_STATUS_MAP(X)                                                              \
+  X(CLSORT_SUCCESS, 0, "success")                                                         \
+  X(CLSORT_ERROR_INVALID_ARGUMENT, -1, "invalid argument")                                \
+  X(CLSORT_ERROR_UNSUPPORTED, -2, "unsupported type, algorithm or feature on this device") \
+  X(CLSORT_ERROR_NO_DEVICE, -3, "no matching OpenCL device")                              \
+  X(CLSORT_ERROR_OUT_OF_MEMORY, -4, "out of memory (host or device)")                     \
+  X(CLSORT_ERROR_BUILD_FAILED, -5, "OpenCL kernel build failed")                          \
+  X(CLSORT_ERROR_OPENCL, -6, "OpenCL call failed")                                        \
+  X(CLSORT_ERROR_TOO_LARGE, -7, "input too large for the device or the chosen format")
+
+typedef enum clsort_status {
+#define CLSORT_STATUS_ENUM_(name, value, message) name = value,
+  CLSORT_STATUS_MAP(CLSORT_STATUS_ENUM_)
+#undef CLSORT_STATUS_ENUM_
+} clsort_status;
+
+/* Returns a static, human-readable description of `status`; "unknown
+ * status" for values outside the list. Never NULL. Since 0.1. */
+CLSORT_API const char *clsort_status_string(clsort_status status);
+/* Returns the enumerator's name, e.g. "CLSORT_ERROR_NO_DEVICE". Since 0.1. */
+CLSORT_API const char *clsort_status_name(clsort_status status);
+
+/* The message of the last failing call made by this thread: what was wrong,
+ * in one sentence ("n (1000) exceeds the keys buffer (4000 bytes = 500 keys)").
+ * Empty string when the thread's last call succeeded. The pointer is valid
+ * until this thread's next libclsort call. Since 0.1. */
+CLSORT_API const char *clsort_last_error_message(void);
+/* The OpenCL error code behind this thread's last CLSORT_ERROR_OPENCL,
+ * CLSORT_ERROR_OUT_OF_MEMORY or CLSORT_ERROR_BUILD_FAILED (CL_SUCCESS when
+ * none was involved). Since 0.1. */
+CLSORT_API cl_int clsort_last_cl_error(void);
+
+/* ------------------------------------------------------------------ types */
+/* Key and element types. Floats sort in total order by bits:
+ * -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN. */
+typedef enum clsort_type {
+  CLSORT_U32 = 0,
+  CLSORT_I32 = 1,
+  CLSORT_F32 = 2,
+  CLSORT_U64 = 3,
+  CLSORT_I64 = 4,
+  CLSORT_F64 = 5
+} clsort_type;
+
+/* Size in bytes of one element of `type`, or 0 for an unknown type. */
+CLSORT_API size_t clsort_type_size(clsort_type type);
+/* "u32", "i32", "f32", "u64", "i64", "f64", or NULL for an unknown type. */
+CLSORT_API const char *clsort_type_name(clsort_type type);
+
+typedef enum clsort_algorithm {
+  CLSORT_AUTO = 0,  /* the library picks; radix for every key type */
+  CLSORT_RADIX = 1, /* LSD radix sort, stable */
+  CLSORT_BITONIC = 2,
+  CLSORT_SAMPLE = 3,
+  CLSORT_MERGE = 4,
+  CLSORT_QUICK = 5
+} clsort_algorithm;
+
+/* Option flags, OR-ed into clsort_options.flags. */
+#define CLSORT_DESCENDING 1u /* largest key first */
+#define CLSORT_STABLE 2u     /* equal keys keep their input order */
+#define CLSORT_FLAGS_ALL_ (CLSORT_DESCENDING | CLSORT_STABLE)
+
+typedef struct clsort_options {
+  clsort_algorithm algorithm;
+  unsigned flags;
+  /* Only bits [begin_bit, end_bit) of the (order-transformed) key are
+   * compared, as in CUB. end_bit == 0 means the key's full width. */
+  unsigned begin_bit;
+  unsigned end_bit;
+} clsort_options;
+
+/* A NULL clsort_options pointer means exactly this. */
+#define CLSORT_OPTIONS_DEFAULT {CLSORT_AUTO, 0u, 0u, 0u}
+
+/* ---------------------------------------------------------------- context */
+/* One device, its command queue, the compiled-program cache and the scratch
+ * memory. A context is used by one thread at a time; separate contexts may
+ * be used concurrently from separate threads. */
+typedef struct clsort_context clsort_context;
+
+/* Creates a context on the device named by `device_spec`:
+ *   NULL   - the CLSORT_DEVICE environment variable if set, else the first
+ *            GPU of any platform, else the first CPU, else any device;
+ *   "gpu" / "cpu" - the first device of that kind;
+ *   "P:D"  - device D of platform P (0-based indices);
+ *   other  - the first device whose name contains the text (any case).
+ * The context owns an in-order, profiling-enabled queue.
+ * Returns CLSORT_SUCCESS, CLSORT_ERROR_INVALID_ARGUMENT (ctx NULL, malformed
+ * spec), CLSORT_ERROR_NO_DEVICE (no OpenCL platform, or none matches),
+ * CLSORT_ERROR_OUT_OF_MEMORY or CLSORT_ERROR_OPENCL. On failure *ctx is set
+ * to NULL. Release with clsort_context_release(). Since 0.1. */
+CLSORT_API clsort_status clsort_context_create(clsort_context **ctx, const char *device_spec);
+
+/* Creates a context that enqueues all work on the caller's `queue`, which it
+ * retains (and releases on clsort_context_release); the queue's OpenCL
+ * context and device are used. The queue must be in-order: an out-of-order
+ * queue returns CLSORT_ERROR_UNSUPPORTED. Other returns as
+ * clsort_context_create. Since 0.1. */
+CLSORT_API clsort_status clsort_context_create_with_queue(clsort_context **ctx,
+                                                          cl_command_queue queue);
+
+/* Waits for the context's queued work, then frees the context, its programs
+ * and its scratch memory. Releases only what the library retained itself.
+ * Accepts NULL. Since 0.1. */
+CLSORT_API void clsort_context_release(clsort_context *ctx);
+
+/* Accessors; the returned handles and strings belong to the context and
+ * stay valid until it is released. The handles are not retained for the
+ * caller. Since 0.1. */
+CLSORT_API const char *clsort_context_device_name(const clsort_context *ctx);
+CLSORT_API cl_command_queue clsort_context_queue(const clsort_context *ctx);
+CLSORT_API cl_context clsort_context_cl_context(const clsort_context *ctx);
+CLSORT_API cl_device_id clsort_context_device(const clsort_context *ctx);
+/* The build log of the last program the context built from source (empty
+ * when none was built, or it was loaded from the disk cache). */
+CLSORT_API const char *clsort_context_build_log(const clsort_context *ctx);
+
+/* Applies the default-device rule of clsort_context_create(NULL) without
+ * creating anything. *platform and *device receive the chosen indices and
+ * *reason (if not NULL) a static sentence saying why ("CLSORT_DEVICE=gpu",
+ * "first GPU", ...). Returns CLSORT_SUCCESS, CLSORT_ERROR_NO_DEVICE or
+ * CLSORT_ERROR_INVALID_ARGUMENT. Since 0.1. */
+CLSORT_API clsort_status clsort_default_device(unsigned *platform, unsigned *device,
+                                               const char **reason);
+
+/* ------------------------------------------------------------------ sorts */
+/* In-place sorts of host arrays. Blocking: the data is copied to the device,
+ * sorted there, and copied back. On any error the arrays are unmodified.
+ *
+ * clsort_sort_pairs moves `values` (value_size bytes each: 4 or 8) with
+ * their keys. clsort_argsort leaves `keys` untouched and writes into
+ * `indices` (index_size 4 or 8 bytes each) the permutation that sorts them.
+ *
+ * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx or array
+ * with n > 0, unknown type, flags or algorithm, bad value/index size, bad
+ * bit range); CLSORT_ERROR_UNSUPPORTED (the algorithm is not available in
+ * this build or for this type/flag combination, or fp64 on a device without
+ * it); CLSORT_ERROR_TOO_LARGE (n exceeds the device allocation limit);
+ * CLSORT_ERROR_OUT_OF_MEMORY; CLSORT_ERROR_BUILD_FAILED; CLSORT_ERROR_OPENCL.
+ * Since 0.1. */
+CLSORT_API clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, size_t n,
+                                     const clsort_options *options);
+CLSORT_API clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *keys,
+                                           void *values, size_t value_size, size_t n,
+                                           const clsort_options *options);
+CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *keys,
+                                        void *indices, size_t index_size, size_t n,
+                                        const clsort_options *options);
+
+/* Sorts device buffers in place, enqueued on the context's queue after
+ * `wait_list`. `values` may be NULL (keys only); otherwise value_size is 4
+ * or 8. If `event` is not NULL it receives an event that completes with the
+ * sort; the caller releases it. Returns as clsort_sort, plus
+ * CLSORT_ERROR_INVALID_ARGUMENT when n exceeds a buffer's CL_MEM_SIZE.
+ * Since 0.1. */
+CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
+                                            cl_mem values, size_t value_size, size_t n,
+                                            const clsort_options *options, cl_uint num_wait,
+                                            const cl_event *wait_list, cl_event *event);
+
+/* ------------------------------------------------------------- primitives */
+/* The device-wide scan/compact layer that every algorithm uses. The
+ * *_buffer forms are enqueued on the context's queue after `wait_list` and
+ * return an optional completion event (released by the caller); the host
+ * forms copy in, run and copy out, blocking. n may be 0. On error nothing is
+ * enqueued and no output is modified.
+ *
+ * Common returns: CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL
+ * context/buffer/pointer with n > 0, unknown type or op, n larger than a
+ * buffer, bad element size); CLSORT_ERROR_UNSUPPORTED (f64 without fp64 on
+ * the device); CLSORT_ERROR_TOO_LARGE (n beyond the device allocation
+ * limit); CLSORT_ERROR_OUT_OF_MEMORY; CLSORT_ERROR_BUILD_FAILED;
+ * CLSORT_ERROR_OPENCL. */
+
+typedef enum clsort_scan_kind {
+  CLSORT_SCAN_EXCLUSIVE = 0, /* out[i] = in[0] + ... + in[i-1]; out[0] = 0 */
+  CLSORT_SCAN_INCLUSIVE = 1  /* out[i] = in[0] + ... + in[i] */
+} clsort_scan_kind;
+
+/* Prefix sum of n elements of `type`. Integer sums wrap around. `output`
+ * may equal `input` (in place). Float sums are computed in the element
+ * type and in tree order, so they differ from a sequential sum by rounding.
+ * Since 0.1. */
+CLSORT_API clsort_status clsort_scan_buffer(clsort_context *ctx, clsort_type type,
+                                            clsort_scan_kind kind, cl_mem input, cl_mem output,
+                                            size_t n, cl_uint num_wait,
+                                            const cl_event *wait_list, cl_event *event);
+CLSORT_API clsort_status clsort_scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                                     const void *input, void *output, size_t n);
+
+typedef enum clsort_reduce_op {
+  CLSORT_REDUCE_SUM = 0,
+  CLSORT_REDUCE_MIN = 1,
+  CLSORT_REDUCE_MAX = 2
+} clsort_reduce_op;
+
+/* Reduces n elements to one, written at the start of `result` (one element
+ * of `type`). For n == 0 the result is the identity: 0 for SUM, the type's
+ * largest value (+inf for floats) for MIN, its smallest (-inf) for MAX.
+ * Float MIN/MAX ignore NaNs unless every element is NaN (as fmin/fmax).
+ * Since 0.1. */
+CLSORT_API clsort_status clsort_reduce_buffer(clsort_context *ctx, clsort_type type,
+                                              clsort_reduce_op op, cl_mem input, size_t n,
+                                              cl_mem result, cl_uint num_wait,
+                                              const cl_event *wait_list, cl_event *event);
+CLSORT_API clsort_status clsort_reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                                       const void *input, size_t n, void *result);
+
+/* Stable select: copies, in order, the elements whose flag byte is non-zero
+ * to the front of `output`, and writes their count as a cl_ulong at the
+ * start of `count`. element_size is 1, 2, 4, 8 or 16 bytes. `output` must
+ * not overlap `input`. Since 0.1. */
+CLSORT_API clsort_status clsort_compact_buffer(clsort_context *ctx, size_t element_size,
+                                               cl_mem input, cl_mem flags, cl_mem output,
+                                               size_t n, cl_mem count, cl_uint num_wait,
+                                               const cl_event *wait_list, cl_event *event);
+CLSORT_API clsort_status clsort_compact(clsort_context *ctx, size_t element_size, const void *input,
+                                        const unsigned char *flags, void *output, size_t n,
+                                        size_t *count);
+
+/* Stable partition: the flagged elements first, in order, then the others,
+ * in order; `count` receives the number flagged (as a cl_ulong for the
+ * buffer form). Same element sizes and overlap rule as compact. Since 0.1. */
+CLSORT_API clsort_status clsort_split_buffer(clsort_context *ctx, size_t element_size,
+                                             cl_mem input, cl_mem flags, cl_mem output, size_t n,
+                                             cl_mem count, cl_uint num_wait,
+                                             const cl_event *wait_list, cl_event *event);
+CLSORT_API clsort_status clsort_split(clsort_context *ctx, size_t element_size, const void *input,
+                                      const unsigned char *flags, void *output, size_t n,
+                                      size_t *count);
+
+/* The per-tile histogram table plus scan that radix and sample sort use
+ * (Fine Sample Sort phases 4-5). `buckets` holds n cl_uint bucket indices,
+ * each below num_buckets (1..4096). The input is cut into p = ceil(n /
+ * tile_size) tiles. `offsets` receives num_buckets * p entries in
+ * column-major (bucket-major) order: offsets[b * p + t] is where the first
+ * element of bucket b from tile t goes in a stable partition by bucket, i.e.
+ * the exclusive scan of the count table. offset_type is CLSORT_U32 (n must
+ * fit in 32 bits, else CLSORT_ERROR_TOO_LARGE) or CLSORT_U64. Since 0.1. */
+CLSORT_API clsort_status clsort_bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets,
+                                                      size_t n, unsigned num_buckets,
+                                                      size_t tile_size, clsort_type offset_type,
+                                                      cl_mem offsets, cl_uint num_wait,
+                                                      const cl_event *wait_list, cl_event *event);
+CLSORT_API clsort_status clsort_bucket_offsets(clsort_context *ctx, const unsigned *buckets,
+                                               size_t n, unsigned num_buckets, size_t tile_size,
+                                               clsort_type offset_type, void *offsets);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLSORT_H */
