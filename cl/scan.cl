@@ -61,13 +61,14 @@ inline void FN(store_run)(__global T *out, ulong first, ulong end, const T *v) {
 
 /* Turns v into its running sums, starting from `start`. */
 inline void FN(scan_run)(T *v, T start, int inclusive) {
+  /* Branch-free in the loop: a select, not a data-dependent branch, so
+   * that CPU compilers keep one dependency chain of adds. */
   T running = start;
 #pragma unroll
   for (uint k = 0; k < ITEMS; k++) {
-    T x = v[k];
-    if (inclusive) running += x;
-    v[k] = running;
-    if (!inclusive) running += x;
+    T next = running + v[k];
+    v[k] = inclusive ? next : running;
+    running = next;
   }
 }
 
@@ -163,43 +164,89 @@ inline T FN(look_back)(volatile __global ulong *status, long tile) {
   }
 }
 
+/* Tile layout of the single pass: warp-striped 4-vectors. Warp w owns the
+ * tile's elements [w*32*ITEMS, (w+1)*32*ITEMS); in round j its lane l holds
+ * the four elements at 128*j + 4*l of that range. Every load and store of a
+ * warp then covers 512 contiguous bytes (32-bit types), which is what moves
+ * data at full bandwidth; the scan order is rebuilt with one warp scan per
+ * round. */
+#define ROUNDS (ITEMS / 4)
+
 KERNEL void FN(scan_single_pass)(__global const T *in, __global T *out, ulong n,
                                   volatile __global ulong *state, int inclusive) {
   __local T tmp[WG_SIZE];
   __local uint tile_slot;
   __local T tile_prefix;
-  uint lid = get_local_id(0);
+  uint lid = get_local_id(0), lane = lane_id();
   if (lid == 0) tile_slot = atomic_inc((volatile __global uint *)state);
   barrier(CLK_LOCAL_MEM_FENCE);
   long tile = tile_slot;
   volatile __global ulong *status = state + 1;
 
-  ulong base = (ulong)tile * TILE;
-  ulong first = base + (ulong)lid * ITEMS;
-  T v[ITEMS];
-  FN(load_run)(in, first, n, v);
-  T sum = 0;
+  /* Element index of this lane's first vector in round 0. */
+  ulong first = (ulong)tile * TILE + (ulong)warp_id() * (WARP_SIZE * ITEMS) + 4 * lane;
+  T4 q[ROUNDS];
+  T offset[ROUNDS]; /* exclusive prefix of q[j] within the warp's range */
+  T warp_total = 0;
+  bool full = first - 4 * lane + WARP_SIZE * ITEMS <= n;
 #pragma unroll
-  for (uint k = 0; k < ITEMS; k++) sum += v[k];
-  T total;
-  T prefix = FN(wg_exclusive_sum)(sum, &total, tmp);
+  for (uint j = 0; j < ROUNDS; j++) {
+    ulong at = first + 128 * j;
+    if (full) {
+      q[j] = *(__global const T4 *)(in + at);
+    } else {
+      q[j].x = at < n ? in[at] : (T)0;
+      q[j].y = at + 1 < n ? in[at + 1] : (T)0;
+      q[j].z = at + 2 < n ? in[at + 2] : (T)0;
+      q[j].w = at + 3 < n ? in[at + 3] : (T)0;
+    }
+    T s = q[j].x + q[j].y + q[j].z + q[j].w;
+    T incl = FN(wg_warp_inclusive_sum)(s);
+    T excl = FN(wg_shfl_up)(incl, 1);
+    offset[j] = warp_total + (lane == 0 ? (T)0 : excl);
+    warp_total += CAT(as_, T)(shfl_idx_u32(CAT(as_, uint)(incl), 31));
+  }
+  /* Lane 31 carries its warp's total into the group scan, so every lane
+   * receives the sum of the warps before its own. */
+  T tile_total;
+  T warp_prefix = FN(wg_exclusive_sum)(lane == WARP_SIZE - 1 ? warp_total : (T)0, &tile_total, tmp);
 
   if (tile == 0) {
-    if (lid == 0) status[0] = FN(status_word)(FLAG_INCLUSIVE, total);
-    if (lid == 0) tile_prefix = 0;
+    if (lid == 0) {
+      status[0] = FN(status_word)(FLAG_INCLUSIVE, tile_total);
+      tile_prefix = 0;
+    }
   } else {
-    if (lid == 0) status[tile] = FN(status_word)(FLAG_AGGREGATE, total);
+    if (lid == 0) status[tile] = FN(status_word)(FLAG_AGGREGATE, tile_total);
     if (warp_id() == 0) {
       T before = FN(look_back)(status, tile);
       if (lid == 0) {
-        status[tile] = FN(status_word)(FLAG_INCLUSIVE, before + total);
+        status[tile] = FN(status_word)(FLAG_INCLUSIVE, before + tile_total);
         tile_prefix = before;
       }
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  FN(scan_run)(v, tile_prefix + prefix, inclusive);
-  FN(store_run)(out, first, n, v);
+  T base = tile_prefix + warp_prefix;
+#pragma unroll
+  for (uint j = 0; j < ROUNDS; j++) {
+    ulong at = first + 128 * j;
+    T v[4] = {q[j].x, q[j].y, q[j].z, q[j].w};
+    T running = base + offset[j];
+#pragma unroll
+    for (uint k = 0; k < 4; k++) {
+      T next = running + v[k];
+      v[k] = inclusive ? next : running;
+      running = next;
+    }
+    if (full) {
+      *(__global T4 *)(out + at) = (T4)(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+      for (uint k = 0; k < 4; k++)
+        if (at + k < n) out[at + k] = v[k];
+    }
+  }
 }
 #endif
 

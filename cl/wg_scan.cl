@@ -42,7 +42,7 @@ inline WG_T WG_FN(combine)(WG_T a, WG_T b, int op) {
 
 #if USE_PTX
 /* Shuffles for any 32- or 64-bit element type, through its bits. */
-inline WG_T WG_FN(shfl_up)(WG_T x, uint delta) {
+inline WG_T WG_FN(wg_shfl_up)(WG_T x, uint delta) {
 #if WG_T_BITS == 32
   return CAT(as_, WG_T)(shfl_up_u32(CAT(as_, uint)(x), delta));
 #else
@@ -54,11 +54,11 @@ inline WG_T WG_FN(shfl_up)(WG_T x, uint delta) {
 }
 
 /* Inclusive sum over the warp (Kogge-Stone through shuffles). */
-inline WG_T WG_FN(warp_inclusive_sum)(WG_T x) {
+inline WG_T WG_FN(wg_warp_inclusive_sum)(WG_T x) {
   uint lane = lane_id();
 #pragma unroll
   for (uint d = 1; d < WARP_SIZE; d <<= 1) {
-    WG_T y = WG_FN(shfl_up)(x, d);
+    WG_T y = WG_FN(wg_shfl_up)(x, d);
     if (lane >= d) x += y;
   }
   return x;
@@ -66,8 +66,8 @@ inline WG_T WG_FN(warp_inclusive_sum)(WG_T x) {
 
 WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
   uint lane = lane_id(), warp = warp_id();
-  WG_T incl = WG_FN(warp_inclusive_sum)(x);
-  WG_T excl = WG_FN(shfl_up)(incl, 1);
+  WG_T incl = WG_FN(wg_warp_inclusive_sum)(x);
+  WG_T excl = WG_FN(wg_shfl_up)(incl, 1);
   if (lane == 0) excl = 0;
   if (lane == WARP_SIZE - 1) tmp[warp] = incl;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -75,9 +75,9 @@ WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
     /* One warp scans the warp totals; its lanes all read before the
      * shuffles and write after them. */
     WG_T w = lane < NUM_WARPS ? tmp[lane] : (WG_T)0;
-    WG_T wi = WG_FN(warp_inclusive_sum)(w);
+    WG_T wi = WG_FN(wg_warp_inclusive_sum)(w);
     /* Exclusive by shifting, not by subtracting: exact for floats too. */
-    WG_T we = WG_FN(shfl_up)(wi, 1);
+    WG_T we = WG_FN(wg_shfl_up)(wi, 1);
     if (lane < NUM_WARPS) tmp[lane] = lane == 0 ? (WG_T)0 : we;
     if (lane == NUM_WARPS - 1) tmp[WG_SIZE - 1] = wi;
   }
