@@ -65,9 +65,10 @@ typedef enum clsort__slot {
   SLOT_HOST_OUT,
   SLOT_HOST_AUX,
   SLOT_HOST_COUNT,
+  SLOT_HISTOGRAM,    /* the radix sort's digit histograms of all passes */
   SLOT_SORT_KEYS,    /* double buffers of the sorts */
+  SLOT_SORT_KEYS2,
   SLOT_SORT_VALUES,
-  SLOT_SORT_VALUES_IN,
   SLOT_COUNT_
 } clsort__slot;
 

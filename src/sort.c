@@ -1,7 +1,9 @@
 /* sort.c: the public sort entry points. They validate everything, then
  * dispatch to the algorithm the options name; an algorithm that has not
  * landed returns CLSORT_ERROR_UNSUPPORTED, never a wrong result. */
-#include "internal.h"
+#include "sorts.h"
+
+#include <string.h>
 
 static const clsort_options default_options = CLSORT_OPTIONS_DEFAULT;
 
@@ -24,10 +26,66 @@ static clsort_status check_options(const clsort_context *ctx, clsort_type type,
   return CLSORT_SUCCESS;
 }
 
-/* Dispatches to the chosen algorithm. None has landed yet. */
-static clsort_status dispatch(const clsort_options *o) {
-  return FAIL(CLSORT_ERROR_UNSUPPORTED, "the %s sort is not available in this build",
-              algorithm_name(o->algorithm));
+/* Runs the job with the algorithm the options name. AUTO is radix for
+ * every key type; algorithms that have not landed say so. */
+static clsort_status dispatch(clsort_context *ctx, const clsort_options *o,
+                              const clsort__sort_job *job) {
+  switch (o->algorithm) {
+    case CLSORT_AUTO:
+    case CLSORT_RADIX:
+      return clsort__radix_sort(ctx, job);
+    default:
+      return FAIL(CLSORT_ERROR_UNSUPPORTED, "the %s sort is not available in this build",
+                  algorithm_name(o->algorithm));
+  }
+}
+
+static clsort__sort_job make_job(clsort_type type, size_t n, const clsort_options *o) {
+  clsort__sort_job job;
+  memset(&job, 0, sizeof job);
+  job.type = type;
+  job.n = n;
+  job.begin_bit = o->begin_bit;
+  job.end_bit = o->end_bit ? o->end_bit : (unsigned)clsort_type_size(type) * 8;
+  job.descending = (o->flags & CLSORT_DESCENDING) != 0;
+  return job;
+}
+
+/* Algorithms not in this build fail before any data moves. */
+static clsort_status check_available(const clsort_options *o) {
+  RETURN_IF(o->algorithm != CLSORT_AUTO && o->algorithm != CLSORT_RADIX, CLSORT_ERROR_UNSUPPORTED,
+            "the %s sort is not available in this build", algorithm_name(o->algorithm));
+  return CLSORT_SUCCESS;
+}
+
+/* The host forms: stage keys (and values) in the context's buffers, sort
+ * there, copy back. Host memory changes only on success. */
+static clsort_status sort_host(clsort_context *ctx, const clsort_options *o, clsort__sort_job job,
+                               void *keys, const void *keys_const, void *values, size_t n) {
+  size_t key_bytes = n * clsort_type_size(job.type), value_bytes = n * job.value_size;
+  cl_mem kbuf, vbuf = NULL;
+  clsort_status st = clsort__scratch(ctx, SLOT_HOST_IN, key_bytes, &kbuf);
+  if (st == CLSORT_SUCCESS)
+    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, kbuf, CL_TRUE, 0, key_bytes, keys_const, 0,
+                                       NULL, NULL));
+  if (st == CLSORT_SUCCESS && job.value_size)
+    st = clsort__scratch(ctx, SLOT_HOST_AUX, value_bytes, &vbuf);
+  if (st == CLSORT_SUCCESS && job.value_size && !job.make_index)
+    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, vbuf, CL_TRUE, 0, value_bytes, values, 0, NULL,
+                                       NULL));
+  job.keys_in = kbuf;
+  job.keys_out = job.make_index ? NULL : kbuf;
+  job.vals_in = job.make_index ? NULL : vbuf;
+  job.vals_out = vbuf;
+  if (st == CLSORT_SUCCESS) st = dispatch(ctx, o, &job);
+  if (st == CLSORT_SUCCESS && job.value_size)
+    st = CL_CHECK(
+        clEnqueueReadBuffer(ctx->queue, vbuf, CL_TRUE, 0, value_bytes, values, 0, NULL, NULL));
+  if (st == CLSORT_SUCCESS && keys)
+    st = CL_CHECK(
+        clEnqueueReadBuffer(ctx->queue, kbuf, CL_TRUE, 0, key_bytes, keys, 0, NULL, NULL));
+  if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
+  return st;
 }
 
 clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, size_t n,
@@ -38,7 +96,9 @@ clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, siz
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
-  return dispatch(o);
+  FORWARD_IF_ERROR(check_available(o));
+  if (n == 0) return CLSORT_SUCCESS;
+  return sort_host(ctx, o, make_job(type, n, o), keys, keys, NULL, n);
 }
 
 clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *keys, void *values,
@@ -53,7 +113,11 @@ clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *key
             "keys and values must not be NULL");
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, value_size));
-  return dispatch(o);
+  FORWARD_IF_ERROR(check_available(o));
+  if (n == 0) return CLSORT_SUCCESS;
+  clsort__sort_job job = make_job(type, n, o);
+  job.value_size = value_size;
+  return sort_host(ctx, o, job, keys, keys, values, n);
 }
 
 clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *keys,
@@ -70,7 +134,12 @@ clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *
   RETURN_IF(n > 0 && (!keys || !indices), CLSORT_ERROR_INVALID_ARGUMENT,
             "keys and indices must not be NULL");
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
-  return dispatch(o);
+  FORWARD_IF_ERROR(check_available(o));
+  if (n == 0) return CLSORT_SUCCESS;
+  clsort__sort_job job = make_job(type, n, o);
+  job.value_size = index_size;
+  job.make_index = true;
+  return sort_host(ctx, o, job, NULL, keys, indices, n);
 }
 
 clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, cl_mem values,
@@ -90,6 +159,12 @@ clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem k
     FORWARD_IF_ERROR(clsort__check_buffer(keys, "keys", n, clsort_type_size(type)));
     if (values) FORWARD_IF_ERROR(clsort__check_buffer(values, "values", n, value_size));
   }
-  (void)event;
-  return dispatch(o);
+  FORWARD_IF_ERROR(check_available(o));
+  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
+  clsort__sort_job job = make_job(type, n, o);
+  job.keys_in = job.keys_out = keys;
+  job.vals_in = job.vals_out = values;
+  job.value_size = values ? value_size : 0;
+  FORWARD_IF_ERROR(dispatch(ctx, o, &job));
+  return clsort__marker(ctx, event);
 }

@@ -1,0 +1,245 @@
+/* radix.cl: one LSD radix sort pass by an up-to-8-bit digit, and the
+ * digit histograms of all passes.
+ *
+ * Needs common.cl, wg_scan.cl@u32, keys.cl and wg_rank.cl before it, and
+ *   KEY_T, KEY_BITS   the key's bits (keys.cl)
+ *   HAS_VALUES        0 for keys only, 1 when values travel with the keys
+ *   VALUE_T           uint or ulong (with HAS_VALUES)
+ *   EXCH_T            the wider of KEY_T and VALUE_T (local exchange)
+ *   OFFSET_T          uint, or ulong when n may reach 2^32
+ *   OFFSET_BITS       32 or 64, to match
+ *   RADIX_ITEMS       keys per work-item per tile (RANK_ITEMS)
+ *
+ * A pass over n keys runs on G groups that each own a contiguous chunk of
+ * whole tiles (the shared chunk geometry):
+ *   1. radix_upsweep: table[d * G + g] = keys of chunk g with digit d
+ *   2. the shared scan, exclusive, over the 256 x G table (column-major,
+ *      Fine Sample Sort phase 5): every (digit, chunk) gets its output base
+ *   3. radix_downsweep: each tile is sorted by digit in local memory (two
+ *      stable 4-bit ranks) and written out in digit runs.
+ * The first pass transforms raw keys (keys.cl), the last transforms back.
+ */
+#if !defined(HAS_VALUES) || !defined(OFFSET_T) || !defined(OFFSET_BITS) || !defined(RADIX_ITEMS) || \
+    !defined(EXCH_T)
+#error "radix.cl needs HAS_VALUES, OFFSET_T, OFFSET_BITS, RADIX_ITEMS and EXCH_T"
+#endif
+#if HAS_VALUES && !defined(VALUE_T)
+#error "radix.cl needs VALUE_T when HAS_VALUES is 1"
+#endif
+#if !HAS_VALUES
+#define VALUE_T uint
+#endif
+#define RADIX_TILE (WG_SIZE * RADIX_ITEMS)
+#define RADIX_BINS 256
+#define KEY4 CAT(KEY_T, 4)
+
+#if defined(cl_khr_int64_base_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+
+/* Adds to a global counter of the offset type. */
+inline void add_offset(__global OFFSET_T *p, uint v) {
+#if OFFSET_BITS == 64
+  atom_add(p, (ulong)v);
+#else
+  atomic_add(p, v);
+#endif
+}
+
+inline KEY_T load_bits(__global const KEY_T *keys, ulong i, int transform, int kind, int desc) {
+  KEY_T k = keys[i];
+  return transform ? key_to_bits(k, kind, desc) : k;
+}
+
+/* Digit histograms of every pass at once, from one read of the keys: the
+ * host skips passes whose digits are all equal. hist[p * 256 + d] counts
+ * the keys whose pass-p digit is d; the host zeroes it. Work-group:
+ * WG_SIZE. Local: `bins`, passes * 256 uints. */
+KERNEL void radix_histograms(__global const KEY_T *keys, ulong n, ulong chunk, uint begin_bit,
+                             uint end_bit, int kind, int desc, __global OFFSET_T *hist,
+                             __local uint *bins) {
+  uint lid = get_local_id(0);
+  uint passes = (end_bit - begin_bit + 7) / 8;
+  for (uint c = lid; c < passes * RADIX_BINS; c += WG_SIZE) bins[c] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ulong begin = get_group_id(0) * chunk;
+  ulong end = min(n, begin + chunk);
+  ulong base = begin;
+  /* Whole tiles in a loop every work-item runs alike (the warp-aggregated
+   * count needs that), the rest one key at a time. */
+  for (; base + RADIX_TILE <= end; base += RADIX_TILE) {
+    for (uint j = 0; j < RADIX_ITEMS; j++) {
+      KEY_T b = key_to_bits(keys[base + j * WG_SIZE + lid], kind, desc);
+      for (uint p = 0; p < passes; p++) {
+        uint shift = begin_bit + 8 * p;
+        wg_count_digit(bins + p * RADIX_BINS, key_digit(b, shift, min(8u, end_bit - shift)), 1);
+      }
+    }
+  }
+  for (ulong i = base + lid; i < end; i += WG_SIZE) {
+    KEY_T b = key_to_bits(keys[i], kind, desc);
+    for (uint p = 0; p < passes; p++) {
+      uint shift = begin_bit + 8 * p;
+      atomic_inc(&bins[p * RADIX_BINS + key_digit(b, shift, min(8u, end_bit - shift))]);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint c = lid; c < passes * RADIX_BINS; c += WG_SIZE)
+    if (bins[c]) add_offset(&hist[c], bins[c]);
+}
+
+/* Pass step 1: table[d * G + g] = keys of chunk g with digit d.
+ * Work-group: WG_SIZE. Whole tiles are read as striped 4-vectors. */
+KERNEL void radix_upsweep(__global const KEY_T *keys, ulong n, ulong chunk, uint shift, uint width,
+                          int transform, int kind, int desc, __global OFFSET_T *table) {
+  __local uint bins[RADIX_BINS];
+  uint lid = get_local_id(0);
+  for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) bins[d] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ulong begin = get_group_id(0) * chunk;
+  ulong end = min(n, begin + chunk);
+  ulong base = begin;
+  for (; base + RADIX_TILE <= end; base += RADIX_TILE) {
+    __global const KEY4 *k4 = (__global const KEY4 *)(keys + base);
+#pragma unroll
+    for (uint j = 0; j < RADIX_ITEMS / 4; j++) {
+      KEY4 q = k4[j * WG_SIZE + lid];
+      KEY_T v[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+      for (uint c = 0; c < 4; c++) {
+        KEY_T b = transform ? key_to_bits(v[c], kind, desc) : v[c];
+        wg_count_digit(bins, key_digit(b, shift, width), 1);
+      }
+    }
+  }
+  for (ulong i = base + lid; i < end; i += WG_SIZE)
+    atomic_inc(&bins[key_digit(load_bits(keys, i, transform, kind, desc), shift, width)]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ulong groups = get_num_groups(0);
+  for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) table[d * groups + get_group_id(0)] = bins[d];
+}
+
+#if WG_SIZE == 1
+/* Pass step 3 on a one-work-item group (the CPU shape): a serial stable
+ * counting scatter of the chunk, in input order. */
+KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_out,
+                            __global const VALUE_T *vals_in, __global VALUE_T *vals_out, ulong n,
+                            ulong chunk, uint shift, uint width, int first, int last, int kind,
+                            int desc, __global const OFFSET_T *table, int make_index) {
+  OFFSET_T next[RADIX_BINS];
+  ulong g = get_group_id(0), groups = get_num_groups(0);
+  for (uint d = 0; d < RADIX_BINS; d++) next[d] = table[d * groups + g];
+  ulong begin = g * chunk;
+  ulong end = min(n, begin + chunk);
+  for (ulong i = begin; i < end; i++) {
+    KEY_T b = load_bits(keys_in, i, first, kind, desc);
+    OFFSET_T dst = next[key_digit(b, shift, width)]++;
+    keys_out[dst] = last ? bits_to_key(b, kind, desc) : b;
+#if HAS_VALUES
+    vals_out[dst] = make_index ? (VALUE_T)i : vals_in[i];
+#endif
+  }
+}
+#else
+/* Writes x[i] to exch[rank[i]], then reads this work-item's blocked run
+ * back: the tile reordered by rank. */
+#define EXCHANGE(x, rank, exch, type)                                          \
+  do {                                                                         \
+    for (uint i_ = 0; i_ < RADIX_ITEMS; i_++) (exch)[(rank)[i_]] = (EXCH_T)(x)[i_]; \
+    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+    for (uint i_ = 0; i_ < RADIX_ITEMS; i_++)                                  \
+      (x)[i_] = (type)(exch)[lid * RADIX_ITEMS + i_];                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+  } while (0)
+
+/* Pass step 3. For each tile of its chunk, the group sorts the keys by
+ * digit in local memory with two stable 4-bit ranks (wg_rank.cl), then
+ * writes each digit's run to base[d] + (position - start of the run).
+ * Work-group: WG_SIZE. Local: RADIX_TILE EXCH_T plus the rank counters.
+ * Loop invariant: base[d] = where this chunk's next key with digit d goes.
+ * Positions past the chunk's end hold all-ones bits, so they rank after
+ * every real key and are never written. */
+KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_out,
+                            __global const VALUE_T *vals_in, __global VALUE_T *vals_out, ulong n,
+                            ulong chunk, uint shift, uint width, int first, int last, int kind,
+                            int desc, __global const OFFSET_T *table, int make_index) {
+  __local EXCH_T exch[RADIX_TILE];
+  __local uint counters[RANK_LOCAL_WORDS];
+  __local uint scan_tmp[WG_SIZE];
+  __local OFFSET_T base[RADIX_BINS];
+  __local uint tile_count[RADIX_BINS];
+  __local uint run_start[RADIX_BINS];
+  uint lid = get_local_id(0);
+  ulong g = get_group_id(0), groups = get_num_groups(0);
+  for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) base[d] = table[d * groups + g];
+  ulong begin = g * chunk;
+  ulong end = min(n, begin + chunk);
+
+  for (ulong t0 = begin; t0 < end; t0 += RADIX_TILE) {
+    uint len = (uint)min((ulong)RADIX_TILE, end - t0);
+    for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) tile_count[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    KEY_T key[RADIX_ITEMS];
+    VALUE_T val[RADIX_ITEMS];
+    uint digit[RADIX_ITEMS], rank[RADIX_ITEMS];
+#pragma unroll
+    for (uint i = 0; i < RADIX_ITEMS; i++) {
+      uint pos = lid * RADIX_ITEMS + i;
+      bool valid = pos < len;
+      key[i] = valid ? load_bits(keys_in, t0 + pos, first, kind, desc) : ~(KEY_T)0;
+#if HAS_VALUES
+      val[i] = make_index ? (VALUE_T)(t0 + pos) : valid ? vals_in[t0 + pos] : (VALUE_T)0;
+#endif
+      wg_count_digit(tile_count, key_digit(key[i], shift, width), valid);
+      digit[i] = key_digit(key[i], shift, min(width, 4u));
+    }
+    /* Low four bits first, then the high ones: two stable ranks make one
+     * stable rank by the whole digit. */
+    wg_rank_digits4(digit, rank, counters, scan_tmp);
+    if (width > 4) {
+      EXCHANGE(key, rank, exch, KEY_T);
+#if HAS_VALUES
+      EXCHANGE(val, rank, exch, VALUE_T);
+#endif
+#pragma unroll
+      for (uint i = 0; i < RADIX_ITEMS; i++) digit[i] = key_digit(key[i], shift + 4, width - 4);
+      wg_rank_digits4(digit, rank, counters, scan_tmp);
+    }
+    /* The tile in digit order, in local memory; find where each run starts. */
+#pragma unroll
+    for (uint i = 0; i < RADIX_ITEMS; i++) exch[rank[i]] = (EXCH_T)key[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = lid; s < len; s += WG_SIZE) {
+      uint d = key_digit((KEY_T)exch[s], shift, width);
+      if (s == 0 || key_digit((KEY_T)exch[s - 1], shift, width) != d) run_start[d] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    OFFSET_T dst[RADIX_ITEMS];
+#pragma unroll
+    for (uint j = 0; j < RADIX_ITEMS; j++) {
+      uint s = lid + j * WG_SIZE;
+      if (s < len) {
+        KEY_T b = (KEY_T)exch[s];
+        uint d = key_digit(b, shift, width);
+        dst[j] = base[d] + (s - run_start[d]);
+        keys_out[dst[j]] = last ? bits_to_key(b, kind, desc) : b;
+      }
+    }
+#if HAS_VALUES
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint i = 0; i < RADIX_ITEMS; i++) exch[rank[i]] = (EXCH_T)val[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint j = 0; j < RADIX_ITEMS; j++) {
+      uint s = lid + j * WG_SIZE;
+      if (s < len) vals_out[dst[j]] = (VALUE_T)exch[s];
+    }
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) base[d] += tile_count[d];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+#undef EXCHANGE
+#endif

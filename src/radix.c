@@ -1,0 +1,192 @@
+/* radix.c: the LSD radix sort: 8-bit digit passes, each an upsweep of
+ * per-chunk digit counts, the shared scan of that table, and a downsweep
+ * that ranks tiles locally and scatters. Passes whose digits are all equal
+ * are skipped, found from one histogram of every pass. */
+#include "primitives.h"
+#include "sorts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BINS 256
+#define MAX_PASSES 8
+
+static const char *const radix_files[] = {"common.cl", "wg_scan.cl@u32", "keys.cl",
+                                          "wg_rank.cl", "radix.cl", NULL};
+static const clsort__program_spec radix_spec = {"radix", radix_files};
+
+typedef struct radix_kernels {
+  cl_kernel histograms, upsweep, downsweep;
+} radix_kernels;
+
+/* Keys per work-item per tile: the tile (keys or values, whichever is
+ * wider) must fit local memory next to the rank counters. */
+static unsigned radix_items(const clsort_context *ctx) {
+  if (ctx->tuning.wg_size == 1) return ctx->tuning.items;
+  return ctx->tuning.wg_size >= 256 ? 16 : 8;
+}
+
+static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *job, bool wide_offsets,
+                                 radix_kernels *k) {
+  size_t key_size = clsort_type_size(job->type);
+  size_t exch_size = job->value_size > key_size ? job->value_size : key_size;
+  unsigned items = radix_items(ctx);
+  char options[256];
+  snprintf(options, sizeof options,
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DEXCH_T=%s -DOFFSET_T=%s "
+           "-DOFFSET_BITS=%d -DRADIX_ITEMS=%u -DRANK_ITEMS=%u",
+           key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
+           job->value_size == 8 ? "ulong" : "uint", exch_size == 8 ? "ulong" : "uint",
+           wide_offsets ? "ulong" : "uint", wide_offsets ? 64 : 32, items, items);
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_histograms", &k->histograms));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_upsweep", &k->upsweep));
+  return clsort__get_kernel(ctx, &radix_spec, options, "radix_downsweep", &k->downsweep);
+}
+
+/* 0 unsigned, 1 signed, 2 float: how keys.cl maps the key to bits. */
+static int key_kind(clsort_type type) {
+  switch (type) {
+    case CLSORT_I32:
+    case CLSORT_I64:
+      return 1;
+    case CLSORT_F32:
+    case CLSORT_F64:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+/* Reads the digit histograms of every pass and lists the passes that move
+ * anything: a pass whose keys all share one digit is the identity. */
+static clsort_status plan_passes(clsort_context *ctx, const clsort__sort_job *job,
+                                 const radix_kernels *k, clsort__chunks c, bool wide,
+                                 unsigned *passes, unsigned *count) {
+  unsigned total = (job->end_bit - job->begin_bit + 7) / 8;
+  size_t entry = wide ? 8 : 4, bytes = (size_t)total * BINS * entry;
+  cl_mem hist;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_HISTOGRAM, bytes, &hist));
+  cl_ulong zero = 0;
+  FORWARD_IF_ERROR(
+      CL_CHECK(clEnqueueFillBuffer(ctx->queue, hist, &zero, entry, 0, bytes, 0, NULL, NULL)));
+  cl_ulong n64 = job->n, chunk64 = c.chunk;
+  cl_uint begin = job->begin_bit, end = job->end_bit;
+  int kind = key_kind(job->type), desc = job->descending;
+  size_t wg = ctx->tuning.wg_size;
+  clsort__arg args[] = {ARG(job->keys_in), ARG(n64),  ARG(chunk64),
+                        ARG(begin),        ARG(end),  ARG(kind),
+                        ARG(desc),         ARG(hist), ARG_LOCAL((size_t)total * BINS * sizeof(cl_uint))};
+  FORWARD_IF_ERROR(clsort__launch(ctx, k->histograms, c.groups * wg, wg, 9, args, 0, NULL, NULL));
+  cl_ulong counts[MAX_PASSES * BINS];
+  uint32_t narrow[MAX_PASSES * BINS];
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(ctx->queue, hist, CL_TRUE, 0, bytes,
+                                                wide ? (void *)counts : (void *)narrow, 0, NULL,
+                                                NULL)));
+  *count = 0;
+  for (unsigned p = 0; p < total; p++) {
+    bool identity = false;
+    for (unsigned d = 0; d < BINS && !identity; d++) {
+      cl_ulong v = wide ? counts[p * BINS + d] : narrow[p * BINS + d];
+      identity = v == job->n;
+    }
+    if (!identity) passes[(*count)++] = p;
+  }
+  clsort__debug("radix: %u of %u passes needed for n = %zu", *count, total, job->n);
+  return CLSORT_SUCCESS;
+}
+
+/* Chunks of whole tiles, small enough that per-chunk counts fit 32 bits. */
+static clsort__chunks radix_chunking(const clsort_context *ctx, size_t n, size_t tile) {
+  clsort__chunks c = clsort__chunking(ctx, n, tile);
+  const size_t limit = (size_t)1 << 31;
+  if (c.chunk > limit) {
+    c.chunk = limit / tile * tile;
+    c.groups = clsort__div_up(n, c.chunk);
+  }
+  return c;
+}
+
+static clsort_status run_pass(clsort_context *ctx, const clsort__sort_job *job,
+                              const radix_kernels *k, clsort__chunks c, bool wide, cl_mem table,
+                              unsigned pass, bool first, bool last, cl_mem kin, cl_mem kout,
+                              cl_mem vin, cl_mem vout) {
+  size_t wg = ctx->tuning.wg_size;
+  cl_ulong n64 = job->n, chunk64 = c.chunk;
+  cl_uint shift = job->begin_bit + 8 * pass;
+  cl_uint width = job->end_bit - shift < 8 ? job->end_bit - shift : 8;
+  int first_arg = first, last_arg = last, kind = key_kind(job->type), desc = job->descending;
+  int make_index = first && job->make_index;
+  clsort__arg up[] = {ARG(kin),   ARG(n64),       ARG(chunk64), ARG(shift), ARG(width),
+                      ARG(first_arg), ARG(kind), ARG(desc),    ARG(table)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, k->upsweep, c.groups * wg, wg, 9, up, 0, NULL, NULL));
+  FORWARD_IF_ERROR(clsort__scan(ctx, wide ? CLSORT_U64 : CLSORT_U32, CLSORT_SCAN_EXCLUSIVE, table,
+                                table, (size_t)BINS * c.groups));
+  /* Keys-only programs ignore the value buffers; any valid buffer will do. */
+  cl_mem vi = vin ? vin : kin, vo = vout ? vout : kout;
+  clsort__arg down[] = {ARG(kin),      ARG(kout),     ARG(vi),   ARG(vo),   ARG(n64),
+                        ARG(chunk64),  ARG(shift),    ARG(width), ARG(first_arg), ARG(last_arg),
+                        ARG(kind),     ARG(desc),     ARG(table), ARG(make_index)};
+  return clsort__launch(ctx, k->downsweep, c.groups * wg, wg, 14, down, 0, NULL, NULL);
+}
+
+clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job) {
+  size_t n = job->n, key_size = clsort_type_size(job->type);
+  if (n == 0) return CLSORT_SUCCESS;
+  if (n == 1) {
+    if (!job->make_index) return CLSORT_SUCCESS;
+    cl_ulong zero = 0;
+    return CL_CHECK(clEnqueueFillBuffer(ctx->queue, job->vals_out, &zero, job->value_size, 0,
+                                        job->value_size, 0, NULL, NULL));
+  }
+  bool wide = n > UINT32_MAX;
+  radix_kernels k;
+  FORWARD_IF_ERROR(get_kernels(ctx, job, wide, &k));
+  clsort__chunks c = radix_chunking(ctx, n, (size_t)ctx->tuning.wg_size * radix_items(ctx));
+
+  unsigned passes[MAX_PASSES], m;
+  FORWARD_IF_ERROR(plan_passes(ctx, job, &k, c, wide, passes, &m));
+  if (m == 0) {
+    /* Every key has the same bits in the range: the input is sorted. An
+     * argsort still needs its indices, which any one stable pass makes. */
+    if (!job->make_index) return CLSORT_SUCCESS;
+    passes[0] = 0;
+    m = 1;
+  }
+
+  /* Ping-pong buffers. Pass i reads the source (i = 0) or where pass i-1
+   * wrote, and writes K[i % 2] / V[i % 2]. */
+  cl_mem table, scratch_keys, K[2], V[2] = {NULL, NULL};
+  FORWARD_IF_ERROR(
+      clsort__scratch(ctx, SLOT_TABLE, (size_t)BINS * c.groups * (wide ? 8 : 4), &table));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &scratch_keys));
+  K[0] = scratch_keys;
+  if (job->keys_out) {
+    K[1] = job->keys_out;
+  } else {
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * key_size, &K[1]));
+  }
+  if (job->value_size) {
+    cl_mem scratch_vals;
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, n * job->value_size, &scratch_vals));
+    /* Generated indices have no source to protect: order the buffers so
+     * that the last pass lands in the output, with no copy. */
+    bool flip = job->make_index && (m % 2 == 1);
+    V[0] = flip ? job->vals_out : scratch_vals;
+    V[1] = flip ? scratch_vals : job->vals_out;
+  }
+  for (unsigned i = 0; i < m; i++) {
+    cl_mem kin = i == 0 ? job->keys_in : K[(i - 1) % 2];
+    cl_mem vin = job->value_size ? (i == 0 ? job->vals_in : V[(i - 1) % 2]) : NULL;
+    FORWARD_IF_ERROR(run_pass(ctx, job, &k, c, wide, table, passes[i], i == 0, i == m - 1, kin,
+                              K[i % 2], vin, V[i % 2]));
+  }
+  /* An odd number of passes over a source that is also the destination
+   * ends in scratch: copy back. */
+  if (m % 2 == 1 && job->keys_out)
+    FORWARD_IF_ERROR(CL_CHECK(
+        clEnqueueCopyBuffer(ctx->queue, K[0], job->keys_out, 0, 0, n * key_size, 0, NULL, NULL)));
+  if (m % 2 == 1 && job->value_size && !job->make_index)
+    FORWARD_IF_ERROR(CL_CHECK(clEnqueueCopyBuffer(ctx->queue, V[0], job->vals_out, 0, 0,
+                                                  n * job->value_size, 0, NULL, NULL)));
+  return CLSORT_SUCCESS;
+}
