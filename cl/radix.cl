@@ -65,14 +65,13 @@ KERNEL void radix_histograms(__global const KEY_T *keys, ulong n, ulong chunk, u
   ulong begin = get_group_id(0) * chunk;
   ulong end = min(n, begin + chunk);
   ulong base = begin;
-  /* Whole tiles in a loop every work-item runs alike (the warp-aggregated
-   * count needs that), the rest one key at a time. */
+  /* Whole tiles as coalesced rows, then the rest. */
   for (; base + RADIX_TILE <= end; base += RADIX_TILE) {
     for (uint j = 0; j < RADIX_ITEMS; j++) {
       KEY_T b = key_to_bits(keys[base + j * WG_SIZE + lid], kind, desc);
       for (uint p = 0; p < passes; p++) {
         uint shift = begin_bit + 8 * p;
-        wg_count_digit(bins + p * RADIX_BINS, key_digit(b, shift, min(8u, end_bit - shift)), 1);
+        atomic_inc(&bins[p * RADIX_BINS + key_digit(b, shift, min(8u, end_bit - shift))]);
       }
     }
   }
@@ -108,7 +107,7 @@ KERNEL void radix_upsweep(__global const KEY_T *keys, ulong n, ulong chunk, uint
 #pragma unroll
       for (uint c = 0; c < 4; c++) {
         KEY_T b = transform ? key_to_bits(v[c], kind, desc) : v[c];
-        wg_count_digit(bins, key_digit(b, shift, width), 1);
+        atomic_inc(&bins[key_digit(b, shift, width)]);
       }
     }
   }
@@ -182,15 +181,35 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
     KEY_T key[RADIX_ITEMS];
     VALUE_T val[RADIX_ITEMS];
     uint digit[RADIX_ITEMS], rank[RADIX_ITEMS];
+    uint first_pos = lid * RADIX_ITEMS;
+    if (first_pos + RADIX_ITEMS <= len) {
+      /* A full run: 16-byte loads. */
+      __global const KEY4 *k4 = (__global const KEY4 *)(keys_in + t0 + first_pos);
+#pragma unroll
+      for (uint j = 0; j < RADIX_ITEMS / 4; j++) {
+        KEY4 q = k4[j];
+        key[4 * j] = q.x;
+        key[4 * j + 1] = q.y;
+        key[4 * j + 2] = q.z;
+        key[4 * j + 3] = q.w;
+      }
+#pragma unroll
+      for (uint i = 0; i < RADIX_ITEMS; i++)
+        key[i] = first ? key_to_bits(key[i], kind, desc) : key[i];
+    } else {
+#pragma unroll
+      for (uint i = 0; i < RADIX_ITEMS; i++) {
+        uint pos = first_pos + i;
+        key[i] = pos < len ? load_bits(keys_in, t0 + pos, first, kind, desc) : ~(KEY_T)0;
+      }
+    }
 #pragma unroll
     for (uint i = 0; i < RADIX_ITEMS; i++) {
-      uint pos = lid * RADIX_ITEMS + i;
-      bool valid = pos < len;
-      key[i] = valid ? load_bits(keys_in, t0 + pos, first, kind, desc) : ~(KEY_T)0;
+      uint pos = first_pos + i;
 #if HAS_VALUES
-      val[i] = make_index ? (VALUE_T)(t0 + pos) : valid ? vals_in[t0 + pos] : (VALUE_T)0;
+      val[i] = make_index ? (VALUE_T)(t0 + pos) : pos < len ? vals_in[t0 + pos] : (VALUE_T)0;
 #endif
-      wg_count_digit(tile_count, key_digit(key[i], shift, width), valid);
+      if (pos < len) atomic_inc(&tile_count[key_digit(key[i], shift, width)]);
       digit[i] = key_digit(key[i], shift, min(width, 4u));
     }
     /* Low four bits first, then the high ones: two stable ranks make one

@@ -66,15 +66,3 @@ void wg_rank_digits4(const uint *digit, uint *rank, __local uint *counters,
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
-
-/* Adds one to bins[d] for each work-item with `valid` set. On NVIDIA the
- * lanes with equal digits add once, together (skewed inputs would
- * otherwise serialise on one address). All lanes of a warp must call. */
-inline void wg_count_digit(__local uint *bins, uint d, int valid) {
-#if USE_PTX
-  uint peers = warp_match(valid ? d : 0x80000000u | lane_id());
-  if (valid && lane_id() == lowest_bit(peers)) atomic_add(&bins[d], popcount(peers));
-#else
-  if (valid) atomic_inc(&bins[d]);
-#endif
-}

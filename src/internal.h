@@ -78,6 +78,7 @@ typedef struct clsort__tuning {
   unsigned wg_size;        /* work-items per group of the scan layer */
   unsigned items;          /* elements per work-item per tile */
   unsigned groups_per_cu;  /* resident groups per compute unit for chunked passes */
+  unsigned radix_items;    /* keys per work-item of a radix tile; 0: derived */
   bool use_ptx;            /* NVIDIA warp intrinsics through inline PTX */
   bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
 } clsort__tuning;

@@ -22,6 +22,7 @@ typedef struct radix_kernels {
 /* Keys per work-item per tile: the tile (keys or values, whichever is
  * wider) must fit local memory next to the rank counters. */
 static unsigned radix_items(const clsort_context *ctx) {
+  if (ctx->tuning.radix_items) return ctx->tuning.radix_items;
   if (ctx->tuning.wg_size == 1) return ctx->tuning.items;
   return ctx->tuning.wg_size >= 256 ? 16 : 8;
 }

@@ -41,15 +41,16 @@ void clsort__tune(clsort_context *ctx) {
     t->items = 8;
     t->groups_per_cu = 4;
   }
-  /* CLSORT_TUNING=WG:ITEMS:GROUPS_PER_CU overrides the shape; bench/ uses
-   * it to measure alternatives. */
+  /* CLSORT_TUNING=WG:ITEMS:GROUPS_PER_CU[:RADIX_ITEMS] overrides the
+   * shape; bench/ uses it to measure alternatives. */
   const char *override = getenv("CLSORT_TUNING");
-  unsigned wg, items, groups;
-  if (override && sscanf(override, "%u:%u:%u", &wg, &items, &groups) == 3 && wg && items &&
-      groups && (wg & (wg - 1)) == 0 && items % 4 == 0) {
+  unsigned wg, items, groups, radix_items = 0;
+  if (override && sscanf(override, "%u:%u:%u:%u", &wg, &items, &groups, &radix_items) >= 3 &&
+      wg && items && groups && (wg & (wg - 1)) == 0 && items % 4 == 0 && radix_items % 4 == 0) {
     t->wg_size = wg;
     t->items = items;
     t->groups_per_cu = groups;
+    t->radix_items = radix_items;
   }
   while (t->wg_size > ctx->max_wg_size && t->wg_size > 1) t->wg_size /= 2;
   if (t->use_ptx && t->wg_size < 32) t->use_ptx = t->single_pass_scan = false;
