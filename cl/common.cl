@@ -5,7 +5,9 @@
  *   ITEMS    elements per work-item per tile
  *   USE_PTX  1 on NVIDIA GPUs: warp operations through inline PTX;
  *            0 everywhere else: the portable local-memory paths.
- * Provides: CAT, TILE, and with USE_PTX the 32-bit warp shuffles and votes.
+ *   IS_CPU   1 on CPU devices
+ * Provides: CAT, TILE, KERNEL, UNROLL, and with USE_PTX the 32-bit warp
+ * shuffles and votes.
  */
 #ifndef WG_SIZE
 #error "common.cl needs WG_SIZE"
@@ -15,6 +17,9 @@
 #endif
 #ifndef USE_PTX
 #error "common.cl needs USE_PTX (0 or 1)"
+#endif
+#ifndef IS_CPU
+#error "common.cl needs IS_CPU (0 or 1)"
 #endif
 
 #if defined(cl_khr_fp64)
@@ -29,6 +34,15 @@
 #define TILE (WG_SIZE * ITEMS)
 
 #define KERNEL __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+
+/* Full unrolling keeps per-item arrays in GPU registers. On CPUs, where
+ * ITEMS is in the hundreds, it only multiplies compile time (PoCL compiles
+ * every variant at first use), so the compiler decides there. */
+#if IS_CPU
+#define UNROLL
+#else
+#define UNROLL _Pragma("unroll")
+#endif
 
 #if USE_PTX
 /* NVIDIA's OpenCL has no subgroup extension; these are the warp operations

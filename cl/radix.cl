@@ -100,11 +100,11 @@ KERNEL void radix_upsweep(__global const KEY_T *keys, ulong n, ulong chunk, uint
   ulong base = begin;
   for (; base + RADIX_TILE <= end; base += RADIX_TILE) {
     __global const KEY4 *k4 = (__global const KEY4 *)(keys + base);
-#pragma unroll
+UNROLL
     for (uint j = 0; j < RADIX_ITEMS / 4; j++) {
       KEY4 q = k4[j * WG_SIZE + lid];
       KEY_T v[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
+UNROLL
       for (uint c = 0; c < 4; c++) {
         KEY_T b = transform ? key_to_bits(v[c], kind, desc) : v[c];
         atomic_inc(&bins[key_digit(b, shift, width)]);
@@ -185,7 +185,7 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
     if (first_pos + RADIX_ITEMS <= len) {
       /* A full run: 16-byte loads. */
       __global const KEY4 *k4 = (__global const KEY4 *)(keys_in + t0 + first_pos);
-#pragma unroll
+UNROLL
       for (uint j = 0; j < RADIX_ITEMS / 4; j++) {
         KEY4 q = k4[j];
         key[4 * j] = q.x;
@@ -193,17 +193,17 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
         key[4 * j + 2] = q.z;
         key[4 * j + 3] = q.w;
       }
-#pragma unroll
+UNROLL
       for (uint i = 0; i < RADIX_ITEMS; i++)
         key[i] = first ? key_to_bits(key[i], kind, desc) : key[i];
     } else {
-#pragma unroll
+UNROLL
       for (uint i = 0; i < RADIX_ITEMS; i++) {
         uint pos = first_pos + i;
         key[i] = pos < len ? load_bits(keys_in, t0 + pos, first, kind, desc) : ~(KEY_T)0;
       }
     }
-#pragma unroll
+UNROLL
     for (uint i = 0; i < RADIX_ITEMS; i++) {
       uint pos = first_pos + i;
 #if HAS_VALUES
@@ -220,12 +220,12 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
 #if HAS_VALUES
       EXCHANGE(val, rank, exch, VALUE_T);
 #endif
-#pragma unroll
+UNROLL
       for (uint i = 0; i < RADIX_ITEMS; i++) digit[i] = key_digit(key[i], shift + 4, width - 4);
       wg_rank_digits4(digit, rank, counters, scan_tmp);
     }
     /* The tile in digit order, in local memory; find where each run starts. */
-#pragma unroll
+UNROLL
     for (uint i = 0; i < RADIX_ITEMS; i++) exch[rank[i]] = (EXCH_T)key[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint s = lid; s < len; s += WG_SIZE) {
@@ -234,7 +234,7 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     OFFSET_T dst[RADIX_ITEMS];
-#pragma unroll
+UNROLL
     for (uint j = 0; j < RADIX_ITEMS; j++) {
       uint s = lid + j * WG_SIZE;
       if (s < len) {
@@ -246,10 +246,10 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
     }
 #if HAS_VALUES
     barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
+UNROLL
     for (uint i = 0; i < RADIX_ITEMS; i++) exch[rank[i]] = (EXCH_T)val[i];
     barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
+UNROLL
     for (uint j = 0; j < RADIX_ITEMS; j++) {
       uint s = lid + j * WG_SIZE;
       if (s < len) vals_out[dst[j]] = (VALUE_T)exch[s];

@@ -42,7 +42,7 @@ KERNEL void select_count(__global const uchar *flags, ulong n, ulong chunk,
   ulong base = begin;
   for (; base + SEL_TILE <= end; base += SEL_TILE) {
     __global const uchar16 *f16 = (__global const uchar16 *)(flags + base);
-#pragma unroll
+UNROLL
     for (uint j = 0; j < SEL_ITEMS / 16; j++) c += count_flags16(f16[j * WG_SIZE + lid]);
   }
   for (ulong i = base + lid; i < end; i += WG_SIZE) c += flags[i] != 0;
@@ -77,20 +77,20 @@ KERNEL void select_scatter(__global const SEL_E *in, __global const uchar *flags
     uchar f[SEL_ITEMS];
     if (first + SEL_ITEMS <= len) {
       __global const uchar16 *f16 = (__global const uchar16 *)(flags + base + first);
-#pragma unroll
+UNROLL
       for (uint j = 0; j < SEL_ITEMS / 16; j++) vstore16(f16[j], j, f);
     } else {
-#pragma unroll
+UNROLL
       for (uint k = 0; k < SEL_ITEMS; k++) f[k] = first + k < len ? flags[base + first + k] : 0;
     }
     uint mine = 0;
-#pragma unroll
+UNROLL
     for (uint k = 0; k < SEL_ITEMS; k++) mine += f[k] != 0;
     uint tile_kept;
     uint rank = wg_exclusive_sum_u32(mine, &tile_kept, tmp);
     /* Stage the tile's stable output order: kept first, then (split) the
      * rest, each in input order. */
-#pragma unroll
+UNROLL
     for (uint k = 0; k < SEL_ITEMS; k++) {
       uint pos = first + k;
       if (f[k]) {

@@ -29,9 +29,9 @@ void wg_rank_digits4(const uint *digit, uint *rank, __local uint *counters,
   /* Digit d counts in row d & 7, half d >> 3 of this work-item's column;
    * the flattened (row, work-item) order then lists digits 0..7 in order,
    * each by work-item, in the low halves, and digits 8..15 in the high. */
-#pragma unroll
+UNROLL
   for (uint r = 0; r < RANK_ROWS; r++) counters[r * WG_SIZE + lid] = 0;
-#pragma unroll
+UNROLL
   for (uint i = 0; i < RANK_ITEMS; i++) {
     uint d = digit[i];
     __local uint *c = &counters[(d & 7u) * WG_SIZE + lid];
@@ -44,7 +44,7 @@ void wg_rank_digits4(const uint *digit, uint *rank, __local uint *counters,
   /* Each work-item scans RANK_ROWS consecutive words of the flattened array. */
   uint words[RANK_ROWS];
   uint sum = 0;
-#pragma unroll
+UNROLL
   for (uint k = 0; k < RANK_ROWS; k++) {
     words[k] = counters[lid * RANK_ROWS + k];
     sum += words[k];
@@ -53,13 +53,13 @@ void wg_rank_digits4(const uint *digit, uint *rank, __local uint *counters,
   uint prefix = wg_exclusive_sum_u32(sum, &total, scan_tmp);
   /* Every high-half digit comes after all low-half digits. */
   prefix += (total & 0xffffu) << 16;
-#pragma unroll
+UNROLL
   for (uint k = 0; k < RANK_ROWS; k++) {
     counters[lid * RANK_ROWS + k] = prefix;
     prefix += words[k];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
+UNROLL
   for (uint i = 0; i < RANK_ITEMS; i++) {
     uint d = digit[i];
     rank[i] += (counters[(d & 7u) * WG_SIZE + lid] >> ((d >> 3) * 16u)) & 0xffffu;

@@ -56,7 +56,7 @@ inline WG_T WG_FN(wg_shfl_up)(WG_T x, uint delta) {
 /* Inclusive sum over the warp (Kogge-Stone through shuffles). */
 inline WG_T WG_FN(wg_warp_inclusive_sum)(WG_T x) {
   uint lane = lane_id();
-#pragma unroll
+UNROLL
   for (uint d = 1; d < WARP_SIZE; d <<= 1) {
     WG_T y = WG_FN(wg_shfl_up)(x, d);
     if (lane >= d) x += y;

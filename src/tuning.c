@@ -55,7 +55,8 @@ void clsort__tune(clsort_context *ctx) {
   while (t->wg_size > ctx->max_wg_size && t->wg_size > 1) t->wg_size /= 2;
   if (t->use_ptx && t->wg_size < 32) t->use_ptx = t->single_pass_scan = false;
   snprintf(ctx->common_options, sizeof ctx->common_options,
-           "-DWG_SIZE=%u -DITEMS=%u -DUSE_PTX=%d", t->wg_size, t->items, t->use_ptx ? 1 : 0);
+           "-DWG_SIZE=%u -DITEMS=%u -DUSE_PTX=%d -DIS_CPU=%d", t->wg_size, t->items,
+           t->use_ptx ? 1 : 0, ctx->is_cpu ? 1 : 0);
 }
 
 const char *clsort__common_options(const clsort_context *ctx) { return ctx->common_options; }
