@@ -93,5 +93,19 @@ inline uint warp_match(uint key) {
 }
 #endif
 
+/* Counts into a local bin. A one-work-item group has no one to race with,
+ * and on a CPU an atomic is a locked instruction: increment plainly. */
+#if WG_SIZE == 1
+#define LOCAL_INC(p) ((void)(*(p) += 1u))
+#else
+#define LOCAL_INC(p) ((void)atomic_inc(p))
+#endif
+
+/* Local-memory index with one padding word per 32: a work-item's blocked
+ * run (stride ITEMS between work-items) then spreads over all 32 banks
+ * instead of two. Arrays indexed through PAD need PADDED(n) elements. */
+#define PAD(i) ((i) + ((i) >> 5))
+#define PADDED(n) ((n) + ((n) >> 5) + 1)
+
 /* Lowest set bit's index; OpenCL 1.2 has clz but not ctz. x != 0. */
 inline uint lowest_bit(uint x) { return 31u - clz(x & (0u - x)); }

@@ -23,7 +23,7 @@ KERNEL void bucket_histogram(__global const uint *buckets, ulong n, ulong tile_s
   ulong end = min(n, begin + tile_size);
   for (ulong i = begin + lid; i < end; i += WG_SIZE) {
     uint b = buckets[i];
-    if (b < num_buckets) atomic_inc(&hist[b]);
+    if (b < num_buckets) LOCAL_INC(&hist[b]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint b = lid; b < num_buckets; b += WG_SIZE) table[b * tiles + t] = hist[b];

@@ -71,7 +71,7 @@ KERNEL void radix_histograms(__global const KEY_T *keys, ulong n, ulong chunk, u
       KEY_T b = key_to_bits(keys[base + j * WG_SIZE + lid], kind, desc);
       for (uint p = 0; p < passes; p++) {
         uint shift = begin_bit + 8 * p;
-        atomic_inc(&bins[p * RADIX_BINS + key_digit(b, shift, min(8u, end_bit - shift))]);
+        LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min(8u, end_bit - shift))]);
       }
     }
   }
@@ -79,7 +79,7 @@ KERNEL void radix_histograms(__global const KEY_T *keys, ulong n, ulong chunk, u
     KEY_T b = key_to_bits(keys[i], kind, desc);
     for (uint p = 0; p < passes; p++) {
       uint shift = begin_bit + 8 * p;
-      atomic_inc(&bins[p * RADIX_BINS + key_digit(b, shift, min(8u, end_bit - shift))]);
+      LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min(8u, end_bit - shift))]);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -107,36 +107,67 @@ UNROLL
 UNROLL
       for (uint c = 0; c < 4; c++) {
         KEY_T b = transform ? key_to_bits(v[c], kind, desc) : v[c];
-        atomic_inc(&bins[key_digit(b, shift, width)]);
+        LOCAL_INC(&bins[key_digit(b, shift, width)]);
       }
     }
   }
   for (ulong i = base + lid; i < end; i += WG_SIZE)
-    atomic_inc(&bins[key_digit(load_bits(keys, i, transform, kind, desc), shift, width)]);
+    LOCAL_INC(&bins[key_digit(load_bits(keys, i, transform, kind, desc), shift, width)]);
   barrier(CLK_LOCAL_MEM_FENCE);
   ulong groups = get_num_groups(0);
   for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) table[d * groups + get_group_id(0)] = bins[d];
 }
 
 #if WG_SIZE == 1
+/* Keys staged per digit before a write: 16 u32 keys are one cache line. */
+#define COMBINE 16
+
 /* Pass step 3 on a one-work-item group (the CPU shape): a serial stable
- * counting scatter of the chunk, in input order. */
+ * counting scatter of the chunk, in input order. Scattering key by key
+ * into 256 streams per chunk thrashes a CPU's TLB and caches, so keys are
+ * staged per digit in local memory and written COMBINE at a time. */
 KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_out,
                             __global const VALUE_T *vals_in, __global VALUE_T *vals_out, ulong n,
                             ulong chunk, uint shift, uint width, int first, int last, int kind,
                             int desc, __global const OFFSET_T *table, int make_index) {
+  __local KEY_T staged_keys[RADIX_BINS * COMBINE];
+#if HAS_VALUES
+  __local VALUE_T staged_vals[RADIX_BINS * COMBINE];
+#endif
+  __local uint staged[RADIX_BINS];
   OFFSET_T next[RADIX_BINS];
   ulong g = get_group_id(0), groups = get_num_groups(0);
-  for (uint d = 0; d < RADIX_BINS; d++) next[d] = table[d * groups + g];
+  for (uint d = 0; d < RADIX_BINS; d++) {
+    next[d] = table[d * groups + g];
+    staged[d] = 0;
+  }
   ulong begin = g * chunk;
   ulong end = min(n, begin + chunk);
   for (ulong i = begin; i < end; i++) {
     KEY_T b = load_bits(keys_in, i, first, kind, desc);
-    OFFSET_T dst = next[key_digit(b, shift, width)]++;
-    keys_out[dst] = last ? bits_to_key(b, kind, desc) : b;
+    uint d = key_digit(b, shift, width);
+    uint at = d * COMBINE + staged[d]++;
+    staged_keys[at] = last ? bits_to_key(b, kind, desc) : b;
 #if HAS_VALUES
-    vals_out[dst] = make_index ? (VALUE_T)i : vals_in[i];
+    staged_vals[at] = make_index ? (VALUE_T)i : vals_in[i];
 #endif
+    if (staged[d] == COMBINE) {
+      OFFSET_T dst = next[d];
+      for (uint k = 0; k < COMBINE; k++) keys_out[dst + k] = staged_keys[d * COMBINE + k];
+#if HAS_VALUES
+      for (uint k = 0; k < COMBINE; k++) vals_out[dst + k] = staged_vals[d * COMBINE + k];
+#endif
+      next[d] += COMBINE;
+      staged[d] = 0;
+    }
+  }
+  for (uint d = 0; d < RADIX_BINS; d++) {
+    for (uint k = 0; k < staged[d]; k++) {
+      keys_out[next[d] + k] = staged_keys[d * COMBINE + k];
+#if HAS_VALUES
+      vals_out[next[d] + k] = staged_vals[d * COMBINE + k];
+#endif
+    }
   }
 }
 #else
@@ -144,10 +175,10 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
  * back: the tile reordered by rank. */
 #define EXCHANGE(x, rank, exch, type)                                          \
   do {                                                                         \
-    for (uint i_ = 0; i_ < RADIX_ITEMS; i_++) (exch)[(rank)[i_]] = (EXCH_T)(x)[i_]; \
+    for (uint i_ = 0; i_ < RADIX_ITEMS; i_++) (exch)[PAD((rank)[i_])] = (EXCH_T)(x)[i_]; \
     barrier(CLK_LOCAL_MEM_FENCE);                                              \
     for (uint i_ = 0; i_ < RADIX_ITEMS; i_++)                                  \
-      (x)[i_] = (type)(exch)[lid * RADIX_ITEMS + i_];                          \
+      (x)[i_] = (type)(exch)[PAD(lid * RADIX_ITEMS + i_)];                     \
     barrier(CLK_LOCAL_MEM_FENCE);                                              \
   } while (0)
 
@@ -162,7 +193,7 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
                             __global const VALUE_T *vals_in, __global VALUE_T *vals_out, ulong n,
                             ulong chunk, uint shift, uint width, int first, int last, int kind,
                             int desc, __global const OFFSET_T *table, int make_index) {
-  __local EXCH_T exch[RADIX_TILE];
+  __local EXCH_T exch[PADDED(RADIX_TILE)];
   __local uint counters[RANK_LOCAL_WORDS];
   __local uint scan_tmp[WG_SIZE];
   __local OFFSET_T base[RADIX_BINS];
@@ -209,7 +240,7 @@ UNROLL
 #if HAS_VALUES
       val[i] = make_index ? (VALUE_T)(t0 + pos) : pos < len ? vals_in[t0 + pos] : (VALUE_T)0;
 #endif
-      if (pos < len) atomic_inc(&tile_count[key_digit(key[i], shift, width)]);
+      if (pos < len) LOCAL_INC(&tile_count[key_digit(key[i], shift, width)]);
       digit[i] = key_digit(key[i], shift, min(width, 4u));
     }
     /* Low four bits first, then the high ones: two stable ranks make one
@@ -226,11 +257,11 @@ UNROLL
     }
     /* The tile in digit order, in local memory; find where each run starts. */
 UNROLL
-    for (uint i = 0; i < RADIX_ITEMS; i++) exch[rank[i]] = (EXCH_T)key[i];
+    for (uint i = 0; i < RADIX_ITEMS; i++) exch[PAD(rank[i])] = (EXCH_T)key[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint s = lid; s < len; s += WG_SIZE) {
-      uint d = key_digit((KEY_T)exch[s], shift, width);
-      if (s == 0 || key_digit((KEY_T)exch[s - 1], shift, width) != d) run_start[d] = s;
+      uint d = key_digit((KEY_T)exch[PAD(s)], shift, width);
+      if (s == 0 || key_digit((KEY_T)exch[PAD(s - 1)], shift, width) != d) run_start[d] = s;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     OFFSET_T dst[RADIX_ITEMS];
@@ -238,7 +269,7 @@ UNROLL
     for (uint j = 0; j < RADIX_ITEMS; j++) {
       uint s = lid + j * WG_SIZE;
       if (s < len) {
-        KEY_T b = (KEY_T)exch[s];
+        KEY_T b = (KEY_T)exch[PAD(s)];
         uint d = key_digit(b, shift, width);
         dst[j] = base[d] + (s - run_start[d]);
         keys_out[dst[j]] = last ? bits_to_key(b, kind, desc) : b;
@@ -247,12 +278,12 @@ UNROLL
 #if HAS_VALUES
     barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
-    for (uint i = 0; i < RADIX_ITEMS; i++) exch[rank[i]] = (EXCH_T)val[i];
+    for (uint i = 0; i < RADIX_ITEMS; i++) exch[PAD(rank[i])] = (EXCH_T)val[i];
     barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
     for (uint j = 0; j < RADIX_ITEMS; j++) {
       uint s = lid + j * WG_SIZE;
-      if (s < len) vals_out[dst[j]] = (VALUE_T)exch[s];
+      if (s < len) vals_out[dst[j]] = (VALUE_T)exch[PAD(s)];
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -8,7 +8,8 @@
  * Needs common.cl and wg_scan.cl@u32 before it, and
  *   RANK_ITEMS  items per work-item; the tile WG_SIZE * RANK_ITEMS must be
  *               below 65536 (16-bit counters)
- * Local memory: RANK_LOCAL_WORDS uints of counters plus the scan's WG_SIZE.
+ * Local memory: RANK_LOCAL_WORDS uints of counters (padded against bank
+ * conflicts) plus the scan's WG_SIZE.
  */
 #ifndef RANK_ITEMS
 #error "wg_rank.cl needs RANK_ITEMS"
@@ -18,7 +19,7 @@
 #endif
 
 #define RANK_ROWS 8 /* 16 digits, two per word */
-#define RANK_LOCAL_WORDS (RANK_ROWS * WG_SIZE)
+#define RANK_LOCAL_WORDS PADDED(RANK_ROWS * WG_SIZE)
 
 /* digit[i] (0..15) of this work-item's items, in tile order (work-item
  * lid holds tile positions lid*RANK_ITEMS + i). Writes to rank[i] the
@@ -30,11 +31,11 @@ void wg_rank_digits4(const uint *digit, uint *rank, __local uint *counters,
    * the flattened (row, work-item) order then lists digits 0..7 in order,
    * each by work-item, in the low halves, and digits 8..15 in the high. */
 UNROLL
-  for (uint r = 0; r < RANK_ROWS; r++) counters[r * WG_SIZE + lid] = 0;
+  for (uint r = 0; r < RANK_ROWS; r++) counters[PAD(r * WG_SIZE + lid)] = 0;
 UNROLL
   for (uint i = 0; i < RANK_ITEMS; i++) {
     uint d = digit[i];
-    __local uint *c = &counters[(d & 7u) * WG_SIZE + lid];
+    __local uint *c = &counters[PAD((d & 7u) * WG_SIZE + lid)];
     uint shift = (d >> 3) * 16u;
     uint old = *c;
     rank[i] = (old >> shift) & 0xffffu; /* equal digits before it in this work-item */
@@ -46,7 +47,7 @@ UNROLL
   uint sum = 0;
 UNROLL
   for (uint k = 0; k < RANK_ROWS; k++) {
-    words[k] = counters[lid * RANK_ROWS + k];
+    words[k] = counters[PAD(lid * RANK_ROWS + k)];
     sum += words[k];
   }
   uint total;
@@ -55,14 +56,14 @@ UNROLL
   prefix += (total & 0xffffu) << 16;
 UNROLL
   for (uint k = 0; k < RANK_ROWS; k++) {
-    counters[lid * RANK_ROWS + k] = prefix;
+    counters[PAD(lid * RANK_ROWS + k)] = prefix;
     prefix += words[k];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
   for (uint i = 0; i < RANK_ITEMS; i++) {
     uint d = digit[i];
-    rank[i] += (counters[(d & 7u) * WG_SIZE + lid] >> ((d >> 3) * 16u)) & 0xffffu;
+    rank[i] += (counters[PAD((d & 7u) * WG_SIZE + lid)] >> ((d >> 3) * 16u)) & 0xffffu;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }

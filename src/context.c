@@ -56,6 +56,8 @@ static void read_environment(clsort_context *ctx) {
   const char *fail_build = getenv("CLSORT_FAIL_BUILD");
   ctx->fail_build = fail_build && *fail_build && strcmp(fail_build, "0") != 0;
   ctx->cache_dir = clsort__cache_dir_from_env();
+  const char *profile = getenv("CLSORT_PROFILE");
+  ctx->profile = profile && *profile && strcmp(profile, "0") != 0;
 }
 
 static clsort_status finish_setup(clsort_context *ctx) {

@@ -136,6 +136,7 @@ struct clsort_context {
    * and whether program builds are forced to fail. */
   long fail_alloc_after;
   bool fail_build;
+  bool profile; /* CLSORT_PROFILE=1: print each kernel's device time */
 };
 
 /* device_select.c */
