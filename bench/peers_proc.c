@@ -1,0 +1,284 @@
+/* peers_proc.c: the peers that run as separate programs (clsort-cub-peer,
+ * clsort-boost-peer): finding them, running them with this run's cases and
+ * reading back their JSON lines. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+#include "gen.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *const peer_names[PEER_COUNT_] = {"c-loop", "qsort", "serial-radix", "cub",
+                                                    "boost-compute"};
+
+const char *peer_name(peer_kind p) { return (unsigned)p < PEER_COUNT_ ? peer_names[p] : "?"; }
+
+static char program_dir[4096];
+
+void bench_set_argv0(const char *argv0) {
+  /* /proc/self/exe survives being started through PATH or a symlink;
+   * argv[0] is the fallback elsewhere. */
+  char path[4096];
+  ssize_t len = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (len > 0) {
+    path[len] = '\0';
+  } else if (argv0 && strchr(argv0, '/')) {
+    snprintf(path, sizeof path, "%s", argv0);
+  } else {
+    return;
+  }
+  char *slash = strrchr(path, '/');
+  if (!slash) return;
+  *slash = '\0';
+  snprintf(program_dir, sizeof program_dir, "%s", path[0] ? path : "/");
+}
+
+static int executable(const char *path) { return access(path, X_OK) == 0; }
+
+int peer_executable(peer_kind p, char *path, size_t cap) {
+  const char *file = p == PEER_CUB ? "clsort-cub-peer" : "clsort-boost-peer";
+  const char *env = getenv(p == PEER_CUB ? "CLSORT_CUB_PEER" : "CLSORT_BOOST_PEER");
+  if (env && *env) {
+    snprintf(path, cap, "%s", env);
+    return executable(path);
+  }
+  /* Built and installed next to clsort. */
+  if (program_dir[0]) {
+    snprintf(path, cap, "%s/%s", program_dir, file);
+    if (executable(path)) return 1;
+  }
+  const char *search = getenv("PATH");
+  while (search && *search) {
+    const char *colon = strchr(search, ':');
+    size_t len = colon ? (size_t)(colon - search) : strlen(search);
+    if (len > 0 && len < cap) {
+      snprintf(path, cap, "%.*s/%s", (int)len, search, file);
+      if (executable(path)) return 1;
+    }
+    search += len + (colon ? 1 : 0);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------- arguments */
+typedef struct arg_list {
+  char *argv[64];
+  int argc;
+  char storage[8192];
+  size_t used;
+} arg_list;
+
+static void add_arg(arg_list *a, const char *text) {
+  size_t len = strlen(text) + 1;
+  if (a->argc >= 62 || a->used + len > sizeof a->storage) return; /* lists are short */
+  memcpy(a->storage + a->used, text, len);
+  a->argv[a->argc++] = a->storage + a->used;
+  a->argv[a->argc] = NULL;
+  a->used += len;
+}
+
+static void add_opt(arg_list *a, const char *name, const char *value) {
+  add_arg(a, name);
+  add_arg(a, value);
+}
+
+/* Sizes as "2^k" or plain counts; plain counts up to 40 would read as
+ * exponents, so those few are left out. */
+static void size_list(char *buf, size_t cap, const uint64_t *sizes, size_t count) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < count; i++) {
+    int lg = log2_exact(sizes[i]);
+    char item[32];
+    if (lg >= 0) {
+      snprintf(item, sizeof item, "2^%d", lg);
+    } else if (sizes[i] > 40) {
+      snprintf(item, sizeof item, "%llu", (unsigned long long)sizes[i]);
+    } else {
+      continue;
+    }
+    int w = snprintf(buf + used, cap - used, "%s%s", used ? "," : "", item);
+    if (w < 0 || (size_t)w >= cap - used) break;
+    used += (size_t)w;
+  }
+}
+
+static void common_args(const bench_state *s, arg_list *a) {
+  const bench_config *cfg = s->cfg;
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%u", cfg->runs);
+  add_opt(a, "--runs", buf);
+  snprintf(buf, sizeof buf, "%u", cfg->warmup);
+  add_opt(a, "--warmup", buf);
+  snprintf(buf, sizeof buf, "%llu", (unsigned long long)cfg->seed);
+  add_opt(a, "--seed", buf);
+  snprintf(buf, sizeof buf, "%g", cfg->max_case_seconds);
+  add_opt(a, "--max-case-seconds", buf);
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int d = 0; d < DIST_COUNT_; d++) {
+    if (!(cfg->distributions & (1u << d))) continue;
+    int w = snprintf(buf + used, sizeof buf - used, "%s%s", used ? "," : "", gen_dist_name((gen_dist)d));
+    if (w > 0 && (size_t)w < sizeof buf - used) used += (size_t)w;
+  }
+  add_opt(a, "--distributions", buf);
+  size_list(buf, sizeof buf, cfg->sort_sizes, cfg->num_sort_sizes);
+  add_opt(a, "--sort-sizes", buf);
+  if (!cfg->verify) add_arg(a, "--no-verify");
+}
+
+/* Returns 0 when there is nothing for the CUB peer to do. */
+static int cub_args(const bench_state *s, arg_list *a) {
+  const bench_config *cfg = s->cfg;
+  char buf[1024];
+  char ops[64] = "";
+  if (cfg->primitives & (1u << PRIM_SCAN_EXCLUSIVE)) strcat(ops, "scan,");
+  if (cfg->primitives & (1u << PRIM_COMPACT)) strcat(ops, "select,");
+  if (cfg->algorithms) strcat(ops, "radix,merge,");
+  if (!ops[0]) return 0;
+  ops[strlen(ops) - 1] = '\0';
+  char types[32] = "";
+  if (cfg->types & (1u << KT_U32)) strcat(types, "u32,");
+  if (cfg->types & (1u << KT_U64)) strcat(types, "u64,");
+  if (!types[0]) return 0;
+  types[strlen(types) - 1] = '\0';
+  common_args(s, a);
+  add_opt(a, "--ops", ops);
+  add_opt(a, "--types", types);
+  /* The peer measures 4-byte values only: with 8-byte ones its pairs
+   * would compare with nothing. */
+  unsigned data = cfg->value_size == 4 ? cfg->data : cfg->data & DATA_KEYS;
+  if (!data) data = DATA_KEYS;
+  add_opt(a, "--data",
+          (data & DATA_KEYS) && (data & DATA_PAIRS) ? "keys,pairs"
+          : (data & DATA_PAIRS)                     ? "pairs"
+                                                    : "keys");
+  size_list(buf, sizeof buf, cfg->sizes, cfg->num_sizes);
+  add_opt(a, "--sizes", buf);
+  snprintf(buf, sizeof buf, "%g", cfg->keep);
+  add_opt(a, "--keep", buf);
+  if (cfg->descending) add_arg(a, "--descending");
+  if (cfg->stable) add_arg(a, "--stable");
+  return 1;
+}
+
+static int boost_args(const bench_state *s, arg_list *a) {
+  const bench_config *cfg = s->cfg;
+  char buf[32];
+  if (!cfg->algorithms || !(cfg->types & (1u << KT_U32)) || !(cfg->data & DATA_KEYS)) return 0;
+  if (cfg->descending) {
+    fprintf(stderr, "note: boost-compute: skipped, it is run for ascending u32 keys only\n");
+    return 0;
+  }
+  common_args(s, a);
+  snprintf(buf, sizeof buf, "%u", s->platform_index);
+  add_opt(a, "--platform", buf);
+  snprintf(buf, sizeof buf, "%u", s->device_index);
+  add_opt(a, "--device", buf);
+  return 1;
+}
+
+/* -------------------------------------------------------------- running */
+/* Folds one JSON line of a peer into this run. */
+static void take_line(bench_state *s, const char *line) {
+  bench_record rec;
+  if (!record_parse_json(line, &rec)) {
+    fprintf(stderr, "warning: ignoring a malformed line from a peer: %s", line);
+    return;
+  }
+  snprintf(rec.run, sizeof rec.run, "%s", s->run_id);
+  snprintf(rec.impl, sizeof rec.impl, "peer");
+  if (strcmp(rec.status, "ok") != 0 && strcmp(rec.status, "failed") != 0) {
+    report_json_only(s, &rec);
+    return;
+  }
+  if (rec.verified == REC_VERIFY_FAILED) {
+    s->failures++;
+    fprintf(stderr, "VERIFY FAILED: %s %s %s n=%llu: %s\n", rec.algorithm, rec.op, rec.type,
+            (unsigned long long)rec.n, rec.note);
+  }
+  report_set_ratio(s, &rec);
+  report_record(s, &rec);
+}
+
+/* Runs one peer program; returns 1 when it ran and exited cleanly. */
+static int run_peer(bench_state *s, const char *path, arg_list *a) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    fprintf(stderr, "error: pipe: %s\n", strerror(errno));
+    return 0;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "error: fork: %s\n", strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    return 0;
+  }
+  if (pid == 0) {
+    /* The child's stdout is the pipe; its stderr (progress, notes) is ours. */
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    execv(path, a->argv);
+    fprintf(stderr, "error: cannot run %s: %s\n", path, strerror(errno));
+    _exit(127);
+  }
+  close(fds[1]);
+  FILE *in = fdopen(fds[0], "r");
+  char *line = NULL;
+  size_t cap = 0;
+  while (in && getline(&line, &cap, in) > 0) {
+    if (line[0] == '{') take_line(s, line);
+  }
+  free(line);
+  if (in) {
+    fclose(in);
+  } else {
+    close(fds[0]);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "error: %s exited with status %d\n", path,
+            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
+  }
+  return 1;
+}
+
+int bench_subprocess_peers(bench_state *s) {
+  const bench_config *cfg = s->cfg;
+  int ok = 1;
+  static const peer_kind kinds[] = {PEER_CUB, PEER_BOOST};
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    peer_kind p = kinds[i];
+    if (!(cfg->peers & (1u << p))) continue;
+    char path[4096];
+    if (!peer_executable(p, path, sizeof path)) {
+      /* Named explicitly: the caller wanted this comparison. */
+      if (cfg->peers_required & (1u << p)) {
+        fprintf(stderr, "error: peer %s not found (build it, or set %s)\n", peer_name(p),
+                p == PEER_CUB ? "CLSORT_CUB_PEER" : "CLSORT_BOOST_PEER");
+        ok = 0;
+      }
+      continue;
+    }
+    arg_list a;
+    memset(&a, 0, sizeof a);
+    add_arg(&a, path);
+    if (!(p == PEER_CUB ? cub_args(s, &a) : boost_args(s, &a))) continue;
+    fprintf(stderr, "running peer: %s\n", path);
+    if (!run_peer(s, path, &a)) {
+      s->errors++;
+      ok = 0;
+    }
+  }
+  return ok;
+}
