@@ -5,7 +5,6 @@
  *   KEY_T, KEY_BITS   the key's bits (keys.cl)
  *   HAS_VALUES        0 for keys only, 1 when values travel with the keys
  *   VALUE_T           uint or ulong (with HAS_VALUES)
- *   EXCH_T            the wider of KEY_T and VALUE_T (local exchange)
  *   OFFSET_T          uint, or ulong when n may reach 2^32
  *   OFFSET_BITS       32 or 64, to match
  *   RADIX_ITEMS       keys per work-item per tile (RANK_ITEMS)
@@ -19,9 +18,8 @@
  *      stable 4-bit ranks) and written out in digit runs.
  * The first pass transforms raw keys (keys.cl), the last transforms back.
  */
-#if !defined(HAS_VALUES) || !defined(OFFSET_T) || !defined(OFFSET_BITS) || !defined(RADIX_ITEMS) || \
-    !defined(EXCH_T)
-#error "radix.cl needs HAS_VALUES, OFFSET_T, OFFSET_BITS, RADIX_ITEMS and EXCH_T"
+#if !defined(HAS_VALUES) || !defined(OFFSET_T) || !defined(OFFSET_BITS) || !defined(RADIX_ITEMS)
+#error "radix.cl needs HAS_VALUES, OFFSET_T, OFFSET_BITS and RADIX_ITEMS"
 #endif
 #if HAS_VALUES && !defined(VALUE_T)
 #error "radix.cl needs VALUE_T when HAS_VALUES is 1"
@@ -175,7 +173,7 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
  * back: the tile reordered by rank. */
 #define EXCHANGE(x, rank, exch, type)                                          \
   do {                                                                         \
-    for (uint i_ = 0; i_ < RADIX_ITEMS; i_++) (exch)[PAD((rank)[i_])] = (EXCH_T)(x)[i_]; \
+    for (uint i_ = 0; i_ < RADIX_ITEMS; i_++) (exch)[PAD((rank)[i_])] = (x)[i_];           \
     barrier(CLK_LOCAL_MEM_FENCE);                                              \
     for (uint i_ = 0; i_ < RADIX_ITEMS; i_++)                                  \
       (x)[i_] = (type)(exch)[PAD(lid * RADIX_ITEMS + i_)];                     \
@@ -184,8 +182,10 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
 
 /* Pass step 3. For each tile of its chunk, the group sorts the keys by
  * digit in local memory with two stable 4-bit ranks (wg_rank.cl), then
- * writes each digit's run to base[d] + (position - start of the run).
- * Work-group: WG_SIZE. Local: RADIX_TILE EXCH_T plus the rank counters.
+ * writes each digit's run to base[d] + (position - start of the run); a
+ * value is read from its key's original position as the key is written.
+ * Work-group: WG_SIZE. Local: RADIX_TILE keys (and ushort positions) plus
+ * the rank counters.
  * Loop invariant: base[d] = where this chunk's next key with digit d goes.
  * Positions past the chunk's end hold all-ones bits, so they rank after
  * every real key and are never written. */
@@ -193,7 +193,12 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
                             __global const VALUE_T *vals_in, __global VALUE_T *vals_out, ulong n,
                             ulong chunk, uint shift, uint width, int first, int last, int kind,
                             int desc, __global const OFFSET_T *table, int make_index) {
-  __local EXCH_T exch[PADDED(RADIX_TILE)];
+  __local KEY_T exch[PADDED(RADIX_TILE)];
+#if HAS_VALUES
+  /* Values do not travel through local memory: each key carries its
+   * position in the tile, and the value is read from there at the end. */
+  __local ushort origin[PADDED(RADIX_TILE)];
+#endif
   __local uint counters[RANK_LOCAL_WORDS];
   __local uint scan_tmp[WG_SIZE];
   __local OFFSET_T base[RADIX_BINS];
@@ -210,7 +215,9 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
     for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) tile_count[d] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     KEY_T key[RADIX_ITEMS];
-    VALUE_T val[RADIX_ITEMS];
+#if HAS_VALUES
+    ushort pos[RADIX_ITEMS];
+#endif
     uint digit[RADIX_ITEMS], rank[RADIX_ITEMS];
     uint first_pos = lid * RADIX_ITEMS;
     if (first_pos + RADIX_ITEMS <= len) {
@@ -236,11 +243,10 @@ UNROLL
     }
 UNROLL
     for (uint i = 0; i < RADIX_ITEMS; i++) {
-      uint pos = first_pos + i;
 #if HAS_VALUES
-      val[i] = make_index ? (VALUE_T)(t0 + pos) : pos < len ? vals_in[t0 + pos] : (VALUE_T)0;
+      pos[i] = (ushort)(first_pos + i);
 #endif
-      if (pos < len) LOCAL_INC(&tile_count[key_digit(key[i], shift, width)]);
+      if (first_pos + i < len) LOCAL_INC(&tile_count[key_digit(key[i], shift, width)]);
       digit[i] = key_digit(key[i], shift, min(width, 4u));
     }
     /* Low four bits first, then the high ones: two stable ranks make one
@@ -249,7 +255,7 @@ UNROLL
     if (width > 4) {
       EXCHANGE(key, rank, exch, KEY_T);
 #if HAS_VALUES
-      EXCHANGE(val, rank, exch, VALUE_T);
+      EXCHANGE(pos, rank, origin, ushort);
 #endif
 UNROLL
       for (uint i = 0; i < RADIX_ITEMS; i++) digit[i] = key_digit(key[i], shift + 4, width - 4);
@@ -257,35 +263,32 @@ UNROLL
     }
     /* The tile in digit order, in local memory; find where each run starts. */
 UNROLL
-    for (uint i = 0; i < RADIX_ITEMS; i++) exch[PAD(rank[i])] = (EXCH_T)key[i];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = lid; s < len; s += WG_SIZE) {
-      uint d = key_digit((KEY_T)exch[PAD(s)], shift, width);
-      if (s == 0 || key_digit((KEY_T)exch[PAD(s - 1)], shift, width) != d) run_start[d] = s;
+    for (uint i = 0; i < RADIX_ITEMS; i++) {
+      exch[PAD(rank[i])] = key[i];
+#if HAS_VALUES
+      origin[PAD(rank[i])] = pos[i];
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    OFFSET_T dst[RADIX_ITEMS];
-UNROLL
+    for (uint s = lid; s < len; s += WG_SIZE) {
+      uint d = key_digit(exch[PAD(s)], shift, width);
+      if (s == 0 || key_digit(exch[PAD(s - 1)], shift, width) != d) run_start[d] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    UNROLL
     for (uint j = 0; j < RADIX_ITEMS; j++) {
       uint s = lid + j * WG_SIZE;
       if (s < len) {
-        KEY_T b = (KEY_T)exch[PAD(s)];
+        KEY_T b = exch[PAD(s)];
         uint d = key_digit(b, shift, width);
-        dst[j] = base[d] + (s - run_start[d]);
-        keys_out[dst[j]] = last ? bits_to_key(b, kind, desc) : b;
+        OFFSET_T dst = base[d] + (s - run_start[d]);
+        keys_out[dst] = last ? bits_to_key(b, kind, desc) : b;
+#if HAS_VALUES
+        ulong from = t0 + origin[PAD(s)];
+        vals_out[dst] = make_index ? (VALUE_T)from : vals_in[from];
+#endif
       }
     }
-#if HAS_VALUES
-    barrier(CLK_LOCAL_MEM_FENCE);
-UNROLL
-    for (uint i = 0; i < RADIX_ITEMS; i++) exch[PAD(rank[i])] = (EXCH_T)val[i];
-    barrier(CLK_LOCAL_MEM_FENCE);
-UNROLL
-    for (uint j = 0; j < RADIX_ITEMS; j++) {
-      uint s = lid + j * WG_SIZE;
-      if (s < len) vals_out[dst[j]] = (VALUE_T)exch[PAD(s)];
-    }
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) base[d] += tile_count[d];
     barrier(CLK_LOCAL_MEM_FENCE);

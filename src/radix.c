@@ -19,8 +19,8 @@ typedef struct radix_kernels {
   cl_kernel histograms, upsweep, downsweep;
 } radix_kernels;
 
-/* Keys per work-item per tile: the tile (keys or values, whichever is
- * wider) must fit local memory next to the rank counters. */
+/* Keys per work-item per tile: the tile's keys must fit local memory next
+ * to the rank counters. */
 static unsigned radix_items(const clsort_context *ctx) {
   if (ctx->tuning.radix_items) return ctx->tuning.radix_items;
   if (ctx->tuning.wg_size == 1) return ctx->tuning.items;
@@ -30,14 +30,13 @@ static unsigned radix_items(const clsort_context *ctx) {
 static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *job, bool wide_offsets,
                                  radix_kernels *k) {
   size_t key_size = clsort_type_size(job->type);
-  size_t exch_size = job->value_size > key_size ? job->value_size : key_size;
   unsigned items = radix_items(ctx);
   char options[256];
   snprintf(options, sizeof options,
-           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DEXCH_T=%s -DOFFSET_T=%s "
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DOFFSET_T=%s "
            "-DOFFSET_BITS=%d -DRADIX_ITEMS=%u -DRANK_ITEMS=%u",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", exch_size == 8 ? "ulong" : "uint",
+           job->value_size == 8 ? "ulong" : "uint",
            wide_offsets ? "ulong" : "uint", wide_offsets ? 64 : 32, items, items);
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_histograms", &k->histograms));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_upsweep", &k->upsweep));
