@@ -47,6 +47,7 @@ clsort_status clsort__select(clsort_context *ctx, size_t element_size, bool spli
   clsort__chunks c = clsort__chunking(ctx, n, wg * select_items(ctx));
   cl_mem counts;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, c.groups * sizeof(cl_ulong), &counts));
+  FORWARD_IF_ERROR(clsort__scan_prepare(ctx, CLSORT_U64, c.groups));
   cl_ulong n64 = n, chunk64 = c.chunk;
   clsort__arg count_args[] = {ARG(flags), ARG(n64), ARG(chunk64), ARG(counts)};
   FORWARD_IF_ERROR(

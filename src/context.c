@@ -48,21 +48,33 @@ static clsort_status read_device_facts(clsort_context *ctx) {
   return CLSORT_SUCCESS;
 }
 
+/* Allocates a zeroed context. CLSORT_FAIL_ALLOC_AFTER=N makes the (N+1)-th
+ * allocation fail, counting this one as the first, so that the tests reach
+ * context creation too. */
+static clsort_status new_context(clsort_context **out) {
+  const char *fail_after = getenv("CLSORT_FAIL_ALLOC_AFTER");
+  long after = fail_after && *fail_after ? strtol(fail_after, NULL, 10) : -1;
+  *out = after == 0 ? NULL : calloc(1, sizeof **out);
+  if (!*out)
+    return clsort__fail(CLSORT_ERROR_OUT_OF_MEMORY, CL_OUT_OF_HOST_MEMORY, __FILE__, __LINE__,
+                        "no host memory for a context%s", after == 0 ? " (injected)" : "");
+  (*out)->fail_alloc_after = after > 0 ? after - 1 : -1;
+  return CLSORT_SUCCESS;
+}
+
 /* Settings read from the environment at creation, so that a context keeps
  * one behaviour for its whole life. */
-static void read_environment(clsort_context *ctx) {
-  const char *fail_after = getenv("CLSORT_FAIL_ALLOC_AFTER");
-  ctx->fail_alloc_after = fail_after && *fail_after ? strtol(fail_after, NULL, 10) : -1;
+static clsort_status read_environment(clsort_context *ctx) {
   const char *fail_build = getenv("CLSORT_FAIL_BUILD");
   ctx->fail_build = fail_build && *fail_build && strcmp(fail_build, "0") != 0;
-  ctx->cache_dir = clsort__cache_dir_from_env();
   const char *profile = getenv("CLSORT_PROFILE");
   ctx->profile = profile && *profile && strcmp(profile, "0") != 0;
+  return clsort__cache_dir_from_env(ctx, &ctx->cache_dir);
 }
 
 static clsort_status finish_setup(clsort_context *ctx) {
   FORWARD_IF_ERROR(read_device_facts(ctx));
-  read_environment(ctx);
+  FORWARD_IF_ERROR(read_environment(ctx));
   clsort__tune(ctx);
   clsort__debug("context on '%s' (%s, driver %s), %u compute units, %s path", ctx->device_name,
                 ctx->platform_name, ctx->driver_version, ctx->compute_units,
@@ -88,8 +100,8 @@ clsort_status clsort_context_create(clsort_context **out, const char *device_spe
   clsort__clear_error();
   RETURN_IF(!out, CLSORT_ERROR_INVALID_ARGUMENT, "the context pointer is NULL");
   *out = NULL;
-  clsort_context *ctx = calloc(1, sizeof *ctx);
-  RETURN_IF(!ctx, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a context");
+  clsort_context *ctx;
+  FORWARD_IF_ERROR(new_context(&ctx));
   clsort_status st;
   cl_int err;
   GOTO_IF_ERROR(clsort__select_device(device_spec, &ctx->platform, &ctx->device));
@@ -122,8 +134,8 @@ clsort_status clsort_context_create_with_queue(clsort_context **out, cl_command_
   /* The library chains its kernels through queue order. */
   RETURN_IF(qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, CLSORT_ERROR_UNSUPPORTED,
             "out-of-order command queues are not supported; pass an in-order queue");
-  clsort_context *ctx = calloc(1, sizeof *ctx);
-  RETURN_IF(!ctx, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a context");
+  clsort_context *ctx;
+  FORWARD_IF_ERROR(new_context(&ctx));
   clsort_status st;
   GOTO_IF_ERROR(CL_CHECK(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl_ctx,
                                                &ctx->cl_ctx, NULL)));

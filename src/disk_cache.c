@@ -20,9 +20,10 @@ typedef struct file_header {
   uint64_t check_a, check_b;
 } file_header;
 
-char *clsort__cache_dir_from_env(void) {
+clsort_status clsort__cache_dir_from_env(clsort_context *ctx, char **out) {
+  *out = NULL;
   const char *off = getenv("CLSORT_CACHE");
-  if (off && strcmp(off, "0") == 0) return NULL;
+  if (off && strcmp(off, "0") == 0) return CLSORT_SUCCESS;
   const char *dir = getenv("CLSORT_CACHE_DIR");
   char buf[4096];
   if (dir && *dir) {
@@ -35,16 +36,20 @@ char *clsort__cache_dir_from_env(void) {
     else if (home && *home)
       snprintf(buf, sizeof buf, "%s/.cache/clsort", home);
     else
-      return NULL;
+      return CLSORT_SUCCESS;
   }
-  return strdup(buf);
+  size_t len = strlen(buf);
+  *out = clsort__malloc(ctx, len + 1);
+  RETURN_IF(!*out, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the cache directory name");
+  memcpy(*out, buf, len + 1);
+  return CLSORT_SUCCESS;
 }
 
 static void path_for(const clsort_context *ctx, const char *key_hex, char *out, size_t size) {
   snprintf(out, size, "%s/%s.bin", ctx->cache_dir, key_hex);
 }
 
-unsigned char *clsort__disk_cache_load(const clsort_context *ctx, const char *key_hex,
+unsigned char *clsort__disk_cache_load(clsort_context *ctx, const char *key_hex,
                                        size_t *size, bool *corrupt) {
   *corrupt = false;
   if (!ctx->cache_dir) return NULL;
@@ -58,7 +63,7 @@ unsigned char *clsort__disk_cache_load(const clsort_context *ctx, const char *ke
   if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, magic, sizeof magic) != 0 ||
       h.size == 0 || h.size > ((uint64_t)1 << 30))
     goto done;
-  data = malloc(h.size);
+  data = clsort__malloc(ctx, h.size);
   if (!data || fread(data, 1, h.size, f) != h.size || fgetc(f) != EOF) goto fail;
   clsort__hash hash;
   clsort__hash_init(&hash);

@@ -17,6 +17,8 @@ clsort_status clsort__bucket_offsets(clsort_context *ctx, cl_mem buckets, size_t
                                       wide ? "-DOFFSET_T=ulong" : "-DOFFSET_T=uint",
                                       "bucket_histogram", &kernel));
   size_t tiles = clsort__div_up(n, tile_size), wg = ctx->tuning.wg_size;
+  /* The histogram writes `offsets`: be sure the scan can run first. */
+  FORWARD_IF_ERROR(clsort__scan_prepare(ctx, offset_type, (size_t)num_buckets * tiles));
   cl_ulong n64 = n, tile64 = tile_size, tiles64 = tiles;
   cl_uint buckets32 = num_buckets;
   clsort__arg args[] = {ARG(buckets),   ARG(n64),     ARG(tile64),

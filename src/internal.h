@@ -167,10 +167,12 @@ void clsort__hash_str(clsort__hash *h, const char *s); /* includes the terminato
 void clsort__hash_hex(const clsort__hash *h, char out[33]);
 
 /* disk_cache.c */
-char *clsort__cache_dir_from_env(void);
+/* The disk-cache directory the environment asks for, or NULL (*out) when
+ * the disk cache is off. */
+clsort_status clsort__cache_dir_from_env(clsort_context *ctx, char **out);
 /* Returns a malloc'ed binary, or NULL when absent or corrupt; *corrupt
  * tells the two apart. */
-unsigned char *clsort__disk_cache_load(const clsort_context *ctx, const char *key_hex,
+unsigned char *clsort__disk_cache_load(clsort_context *ctx, const char *key_hex,
                                        size_t *size, bool *corrupt);
 void clsort__disk_cache_store(const clsort_context *ctx, const char *key_hex,
                               const unsigned char *binary, size_t size);
@@ -188,8 +190,9 @@ extern const size_t clsort__kernel_file_count;
 clsort_status clsort__get_kernel(clsort_context *ctx, const clsort__program_spec *spec,
                                  const char *options, const char *kernel_name, cl_kernel *out);
 void clsort__programs_release(clsort_context *ctx);
-/* Reads one cl/ file from CLSORT_KERNEL_DIR or the embedded copy. */
-char *clsort__kernel_source(clsort_context *ctx, const char *file);
+/* Reads one cl/ file from CLSORT_KERNEL_DIR or the embedded copy into
+ * memory the caller frees. */
+clsort_status clsort__kernel_source(clsort_context *ctx, const char *file, char **out);
 
 /* launch.c: setting arguments and enqueueing with error mapping. */
 typedef struct clsort__arg {

@@ -15,6 +15,10 @@
 clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
                            cl_mem input, cl_mem output, size_t n);
 
+/* Builds the programs and reserves the scratch a scan of n elements of
+ * `type` will need, so that callers can fail before writing any output. */
+clsort_status clsort__scan_prepare(clsort_context *ctx, clsort_type type, size_t n);
+
 clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
                              cl_mem input, size_t n, cl_mem result);
 

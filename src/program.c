@@ -7,34 +7,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *clsort__kernel_source(clsort_context *ctx, const char *file) {
+/* Copies `len` bytes plus a terminator into memory from clsort__malloc. */
+static char *copy_string(clsort_context *ctx, const char *text, size_t len) {
+  char *copy = clsort__malloc(ctx, len + 1);
+  if (copy) {
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+  }
+  return copy;
+}
+
+clsort_status clsort__kernel_source(clsort_context *ctx, const char *file, char **out) {
+  *out = NULL;
   const char *dir = getenv("CLSORT_KERNEL_DIR");
   if (dir && *dir) {
     /* Kernel development: read the file as it is now. */
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    RETURN_IF(!f, CLSORT_ERROR_BUILD_FAILED, "kernel file %s not found in CLSORT_KERNEL_DIR (%s)",
+              file, dir);
     fseek(f, 0, SEEK_END);
     long len = ftell(f);
     fseek(f, 0, SEEK_SET);
     char *text = len >= 0 ? clsort__malloc(ctx, (size_t)len + 1) : NULL;
-    if (text && fread(text, 1, (size_t)len, f) != (size_t)len) {
-      free(text);
-      text = NULL;
-    }
-    if (text) text[len] = '\0';
+    bool read_ok = text && fread(text, 1, (size_t)len, f) == (size_t)len;
     fclose(f);
-    return text;
+    if (!read_ok) {
+      free(text);
+      return FAIL(text ? CLSORT_ERROR_BUILD_FAILED : CLSORT_ERROR_OUT_OF_MEMORY,
+                  "cannot read kernel file %s", path);
+    }
+    text[len] = '\0';
+    *out = text;
+    return CLSORT_SUCCESS;
   }
   for (size_t i = 0; i < clsort__kernel_file_count; i++) {
     if (strcmp(clsort__kernel_files[i].name, file) != 0) continue;
-    size_t len = strlen(clsort__kernel_files[i].text);
-    char *text = clsort__malloc(ctx, len + 1);
-    if (text) memcpy(text, clsort__kernel_files[i].text, len + 1);
-    return text;
+    const char *text = clsort__kernel_files[i].text;
+    *out = copy_string(ctx, text, strlen(text));
+    RETURN_IF(!*out, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for kernel source");
+    return CLSORT_SUCCESS;
   }
-  return NULL;
+  return FAIL(CLSORT_ERROR_BUILD_FAILED, "kernel file %s is not embedded in the library", file);
 }
 
 /* Template parameters of "file.cl@SUFFIX" entries: the element types the
@@ -74,13 +89,15 @@ static bool template_lines(const char *suffix, bool before, char *out, size_t si
 }
 
 /* Appends text to a growing buffer. */
-static bool append(char **buf, size_t *len, size_t *cap, const char *text) {
+static bool append(clsort_context *ctx, char **buf, size_t *len, size_t *cap, const char *text) {
   size_t add = strlen(text);
   if (*len + add + 1 > *cap) {
     size_t cap2 = *cap;
     while (*len + add + 1 > cap2) cap2 *= 2;
-    char *grown = realloc(*buf, cap2);
+    char *grown = clsort__malloc(ctx, cap2);
     if (!grown) return false;
+    memcpy(grown, *buf, *len + 1);
+    free(*buf);
     *buf = grown;
     *cap = cap2;
   }
@@ -99,7 +116,7 @@ static clsort_status compose_source(clsort_context *ctx, const clsort__program_s
   RETURN_IF(!src, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for kernel source");
   src[0] = '\0';
   bool ok = true;
-  if (ctx->fail_build) ok = append(&src, &len, &cap, "#error injected build failure (CLSORT_FAIL_BUILD)\n");
+  if (ctx->fail_build) ok = append(ctx, &src, &len, &cap, "#error injected build failure (CLSORT_FAIL_BUILD)\n");
   for (const char *const *f = spec->files; ok && *f; f++) {
     char file[128], before[512] = "", after[512] = "";
     snprintf(file, sizeof file, "%s", *f);
@@ -112,17 +129,17 @@ static clsort_status compose_source(clsort_context *ctx, const clsort__program_s
         return FAIL(CLSORT_ERROR_BUILD_FAILED, "unknown template type in '%s'", *f);
       }
     }
-    char *text = clsort__kernel_source(ctx, file);
-    if (!text) {
+    char *text;
+    clsort_status st = clsort__kernel_source(ctx, file, &text);
+    if (st != CLSORT_SUCCESS) {
       free(src);
-      return FAIL(CLSORT_ERROR_BUILD_FAILED, "kernel file %s not found%s", file,
-                  getenv("CLSORT_KERNEL_DIR") ? " in CLSORT_KERNEL_DIR" : "");
+      return st;
     }
     char marker[160];
     snprintf(marker, sizeof marker, "#line 1 \"%s\"\n", file);
-    ok = append(&src, &len, &cap, before) && append(&src, &len, &cap, marker) &&
-         append(&src, &len, &cap, text) && append(&src, &len, &cap, "\n") &&
-         append(&src, &len, &cap, after);
+    ok = append(ctx, &src, &len, &cap, before) && append(ctx, &src, &len, &cap, marker) &&
+         append(ctx, &src, &len, &cap, text) && append(ctx, &src, &len, &cap, "\n") &&
+         append(ctx, &src, &len, &cap, after);
     free(text);
   }
   if (!ok) {
@@ -158,8 +175,8 @@ static void keep_build_log(clsort_context *ctx, cl_program program) {
           CL_SUCCESS ||
       size == 0)
     return;
-  char *log = malloc(size + 1);
-  if (!log) return;
+  char *log = clsort__malloc(ctx, size + 1);
+  if (!log) return; /* the log is a courtesy: the build itself stands */
   if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) !=
       CL_SUCCESS) {
     free(log);
@@ -202,8 +219,8 @@ static void store_to_disk(clsort_context *ctx, const char *key, cl_program progr
           CL_SUCCESS ||
       size == 0)
     return;
-  unsigned char *binary = malloc(size);
-  if (!binary) return;
+  unsigned char *binary = clsort__malloc(ctx, size);
+  if (!binary) return; /* not cached this time; the program is built */
   unsigned char *bins[1] = {binary};
   if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
     clsort__disk_cache_store(ctx, key, binary, size);
@@ -263,7 +280,7 @@ static clsort_status find_program(clsort_context *ctx, const clsort__program_spe
   clsort__program *entry = clsort__malloc(ctx, sizeof *entry);
   RETURN_IF(!entry, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a program entry");
   memset(entry, 0, sizeof *entry);
-  entry->key = strdup(key);
+  entry->key = copy_string(ctx, key, strlen(key));
   if (!entry->key) {
     free(entry);
     return FAIL(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a program entry");

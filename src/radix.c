@@ -174,6 +174,8 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
     V[0] = flip ? job->vals_out : scratch_vals;
     V[1] = flip ? scratch_vals : job->vals_out;
   }
+  /* Nothing may fail once the first pass writes the caller's buffers. */
+  FORWARD_IF_ERROR(clsort__scan_prepare(ctx, wide ? CLSORT_U64 : CLSORT_U32, (size_t)BINS * c.groups));
   for (unsigned i = 0; i < m; i++) {
     cl_mem kin = i == 0 ? job->keys_in : K[(i - 1) % 2];
     cl_mem vin = job->value_size ? (i == 0 ? job->vals_in : V[(i - 1) % 2]) : NULL;

@@ -75,12 +75,36 @@ static clsort_status scan_single_pass(clsort_context *ctx, clsort_type type, cl_
                         NULL, NULL);
 }
 
+/* The single pass serves 32-bit sums on devices where it is validated. */
+static bool uses_single_pass(const clsort_context *ctx, clsort_type type) {
+  return ctx->tuning.single_pass_scan && clsort_type_size(type) == 4;
+}
+
+clsort_status clsort__scan_prepare(clsort_context *ctx, clsort_type type, size_t n) {
+  if (n == 0) return CLSORT_SUCCESS;
+  cl_kernel k;
+  cl_mem scratch;
+  if (uses_single_pass(ctx, type)) {
+    FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_SINGLE_PASS, &k));
+    size_t tiles = clsort__div_up(n, clsort__tile(ctx));
+    return clsort__scratch(ctx, SLOT_LOOKBACK, (tiles + 1) * sizeof(cl_ulong), &scratch);
+  }
+  FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &k));
+  FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_CHUNKS, &k));
+  clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));
+  if (c.groups == 1) return CLSORT_SUCCESS;
+  return clsort__scratch(ctx, SLOT_PARTIALS, c.groups * clsort_type_size(type), &scratch);
+}
+
 clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
                            cl_mem in, cl_mem out, size_t n) {
   if (n == 0) return CLSORT_SUCCESS;
+  /* Everything that can fail for want of memory or a build, before the
+   * first launch. */
+  FORWARD_IF_ERROR(clsort__scan_prepare(ctx, type, n));
   int inclusive = kind == CLSORT_SCAN_INCLUSIVE;
   size_t wg = ctx->tuning.wg_size, tile = clsort__tile(ctx);
-  if (ctx->tuning.single_pass_scan && clsort_type_size(type) == 4) {
+  if (uses_single_pass(ctx, type)) {
     cl_kernel single;
     FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_SINGLE_PASS, &single));
     return scan_single_pass(ctx, type, single, in, out, n, inclusive);
