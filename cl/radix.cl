@@ -8,6 +8,8 @@
  *   OFFSET_T          uint, or ulong when n may reach 2^32
  *   OFFSET_BITS       32 or 64, to match
  *   RADIX_ITEMS       keys per work-item per tile (RANK_ITEMS)
+ *   RADIX_BITS        digit width: 8 for the tile path (two 4-bit ranks);
+ *                     the one-work-item CPU path takes up to 11
  *
  * A pass over n keys runs on G groups that each own a contiguous chunk of
  * whole tiles (the shared chunk geometry):
@@ -27,8 +29,14 @@
 #if !HAS_VALUES
 #define VALUE_T uint
 #endif
+#ifndef RADIX_BITS
+#error "radix.cl needs RADIX_BITS"
+#endif
+#if WG_SIZE > 1 && RADIX_BITS > 8
+#error "the tile path ranks by two 4-bit halves: RADIX_BITS must be at most 8"
+#endif
 #define RADIX_TILE (WG_SIZE * RADIX_ITEMS)
-#define RADIX_BINS 256
+#define RADIX_BINS (1u << RADIX_BITS)
 #define KEY4 CAT(KEY_T, 4)
 
 #if defined(cl_khr_int64_base_atomics)
@@ -51,13 +59,16 @@ inline KEY_T load_bits(__global const KEY_T *keys, ulong i, int transform, int k
 
 /* Digit histograms of every pass at once, from one read of the keys: the
  * host skips passes whose digits are all equal. hist[p * 256 + d] counts
- * the keys whose pass-p digit is d; the host zeroes it. Work-group:
- * WG_SIZE. Local: `bins`, passes * 256 uints. */
+ * the keys whose pass-p digit is d; the host zeroes it. Since this reads
+ * the keys in input order with the passes' chunk geometry, it also writes
+ * every pass's per-chunk table, tables[(p * 256 + d) * G + g]: the first
+ * pass that runs needs no upsweep of its own. Work-group: WG_SIZE. Local:
+ * `bins`, passes * 256 uints. */
 KERNEL void radix_histograms(__global const KEY_T *keys, ulong n, ulong chunk, uint begin_bit,
                              uint end_bit, int kind, int desc, __global OFFSET_T *hist,
-                             __local uint *bins) {
+                             __global OFFSET_T *tables, __local uint *bins) {
   uint lid = get_local_id(0);
-  uint passes = (end_bit - begin_bit + 7) / 8;
+  uint passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
   for (uint c = lid; c < passes * RADIX_BINS; c += WG_SIZE) bins[c] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   ulong begin = get_group_id(0) * chunk;
@@ -68,21 +79,24 @@ KERNEL void radix_histograms(__global const KEY_T *keys, ulong n, ulong chunk, u
     for (uint j = 0; j < RADIX_ITEMS; j++) {
       KEY_T b = key_to_bits(keys[base + j * WG_SIZE + lid], kind, desc);
       for (uint p = 0; p < passes; p++) {
-        uint shift = begin_bit + 8 * p;
-        LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min(8u, end_bit - shift))]);
+        uint shift = begin_bit + RADIX_BITS * p;
+        LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min((uint)RADIX_BITS, end_bit - shift))]);
       }
     }
   }
   for (ulong i = base + lid; i < end; i += WG_SIZE) {
     KEY_T b = key_to_bits(keys[i], kind, desc);
     for (uint p = 0; p < passes; p++) {
-      uint shift = begin_bit + 8 * p;
-      LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min(8u, end_bit - shift))]);
+      uint shift = begin_bit + RADIX_BITS * p;
+      LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min((uint)RADIX_BITS, end_bit - shift))]);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint c = lid; c < passes * RADIX_BINS; c += WG_SIZE)
+  ulong groups = get_num_groups(0);
+  for (uint c = lid; c < passes * RADIX_BINS; c += WG_SIZE) {
+    tables[c * groups + get_group_id(0)] = bins[c];
     if (bins[c]) add_offset(&hist[c], bins[c]);
+  }
 }
 
 /* Pass step 1: table[d * G + g] = keys of chunk g with digit d.

@@ -66,6 +66,7 @@ typedef enum clsort__slot {
   SLOT_HOST_AUX,
   SLOT_HOST_COUNT,
   SLOT_HISTOGRAM,    /* the radix sort's digit histograms of all passes */
+  SLOT_PASS_TABLES,  /* and every pass's per-chunk digit table */
   SLOT_SORT_KEYS,    /* double buffers of the sorts */
   SLOT_SORT_KEYS2,
   SLOT_SORT_VALUES,

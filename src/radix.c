@@ -1,4 +1,4 @@
-/* radix.c: the LSD radix sort: 8-bit digit passes, each an upsweep of
+/* radix.c: the LSD radix sort: 8-bit digit passes (11-bit on the CPU shape), each an upsweep of
  * per-chunk digit counts, the shared scan of that table, and a downsweep
  * that ranks tiles locally and scatters. Passes whose digits are all equal
  * are skipped, found from one histogram of every pass. */
@@ -8,8 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define BINS 256
-#define MAX_PASSES 8
+#define MAX_PASSES 8 /* 64-bit keys, 8-bit digits */
 
 static const char *const radix_files[] = {"common.cl", "wg_scan.cl@u32", "keys.cl",
                                           "wg_rank.cl", "radix.cl", NULL};
@@ -18,6 +17,11 @@ static const clsort__program_spec radix_spec = {"radix", radix_files};
 typedef struct radix_kernels {
   cl_kernel histograms, upsweep, downsweep;
 } radix_kernels;
+
+/* Digit width. The serial CPU path counts digits with plain increments and
+ * stages writes per digit, so wider digits (fewer passes over memory) pay
+ * there; the tile path ranks by two 4-bit halves. */
+static unsigned digit_bits(const clsort_context *ctx) { return ctx->tuning.wg_size == 1 ? 11 : 8; }
 
 /* Keys per work-item per tile: the tile's keys must fit local memory next
  * to the rank counters. */
@@ -34,10 +38,10 @@ static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *jo
   char options[256];
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DOFFSET_T=%s "
-           "-DOFFSET_BITS=%d -DRADIX_ITEMS=%u -DRANK_ITEMS=%u",
+           "-DOFFSET_BITS=%d -DRADIX_ITEMS=%u -DRANK_ITEMS=%u -DRADIX_BITS=%u",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
            job->value_size == 8 ? "ulong" : "uint",
-           wide_offsets ? "ulong" : "uint", wide_offsets ? 64 : 32, items, items);
+           wide_offsets ? "ulong" : "uint", wide_offsets ? 64 : 32, items, items, digit_bits(ctx));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_histograms", &k->histograms));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_upsweep", &k->upsweep));
   return clsort__get_kernel(ctx, &radix_spec, options, "radix_downsweep", &k->downsweep);
@@ -61,11 +65,14 @@ static int key_kind(clsort_type type) {
  * anything: a pass whose keys all share one digit is the identity. */
 static clsort_status plan_passes(clsort_context *ctx, const clsort__sort_job *job,
                                  const radix_kernels *k, clsort__chunks c, bool wide,
-                                 unsigned *passes, unsigned *count) {
-  unsigned total = (job->end_bit - job->begin_bit + 7) / 8;
-  size_t entry = wide ? 8 : 4, bytes = (size_t)total * BINS * entry;
+                                 cl_mem *pass_tables, unsigned *passes, unsigned *count) {
+  *count = 0;
+  unsigned bits = digit_bits(ctx), bins = 1u << bits;
+  unsigned total = (job->end_bit - job->begin_bit + bits - 1) / bits;
+  size_t entry = wide ? 8 : 4, bytes = (size_t)total * bins * entry;
   cl_mem hist;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_HISTOGRAM, bytes, &hist));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_PASS_TABLES, bytes * c.groups, pass_tables));
   cl_ulong zero = 0;
   FORWARD_IF_ERROR(
       CL_CHECK(clEnqueueFillBuffer(ctx->queue, hist, &zero, entry, 0, bytes, 0, NULL, NULL)));
@@ -73,24 +80,25 @@ static clsort_status plan_passes(clsort_context *ctx, const clsort__sort_job *jo
   cl_uint begin = job->begin_bit, end = job->end_bit;
   int kind = key_kind(job->type), desc = job->descending;
   size_t wg = ctx->tuning.wg_size;
-  clsort__arg args[] = {ARG(job->keys_in), ARG(n64),  ARG(chunk64),
-                        ARG(begin),        ARG(end),  ARG(kind),
-                        ARG(desc),         ARG(hist), ARG_LOCAL((size_t)total * BINS * sizeof(cl_uint))};
-  FORWARD_IF_ERROR(clsort__launch(ctx, k->histograms, c.groups * wg, wg, 9, args, 0, NULL, NULL));
-  cl_ulong counts[MAX_PASSES * BINS];
-  uint32_t narrow[MAX_PASSES * BINS];
-  FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(ctx->queue, hist, CL_TRUE, 0, bytes,
-                                                wide ? (void *)counts : (void *)narrow, 0, NULL,
-                                                NULL)));
-  *count = 0;
-  for (unsigned p = 0; p < total; p++) {
+  clsort__arg args[] = {ARG(job->keys_in), ARG(n64),  ARG(chunk64),      ARG(begin),
+                        ARG(end),          ARG(kind), ARG(desc),         ARG(hist),
+                        ARG(*pass_tables), ARG_LOCAL((size_t)total * bins * sizeof(cl_uint))};
+  FORWARD_IF_ERROR(clsort__launch(ctx, k->histograms, c.groups * wg, wg, 10, args, 0, NULL, NULL));
+  unsigned char *counts = clsort__malloc(ctx, bytes);
+  RETURN_IF(!counts, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the digit histograms");
+  clsort_status st =
+      CL_CHECK(clEnqueueReadBuffer(ctx->queue, hist, CL_TRUE, 0, bytes, counts, 0, NULL, NULL));
+  for (unsigned p = 0; st == CLSORT_SUCCESS && p < total; p++) {
     bool identity = false;
-    for (unsigned d = 0; d < BINS && !identity; d++) {
-      cl_ulong v = wide ? counts[p * BINS + d] : narrow[p * BINS + d];
+    for (unsigned d = 0; d < bins && !identity; d++) {
+      size_t at = (size_t)p * bins + d;
+      cl_ulong v = wide ? ((const cl_ulong *)(void *)counts)[at] : ((const cl_uint *)(void *)counts)[at];
       identity = v == job->n;
     }
     if (!identity) passes[(*count)++] = p;
   }
+  free(counts);
+  FORWARD_IF_ERROR(st);
   clsort__debug("radix: %u of %u passes needed for n = %zu", *count, total, job->n);
   return CLSORT_SUCCESS;
 }
@@ -108,19 +116,27 @@ static clsort__chunks radix_chunking(const clsort_context *ctx, size_t n, size_t
 
 static clsort_status run_pass(clsort_context *ctx, const clsort__sort_job *job,
                               const radix_kernels *k, clsort__chunks c, bool wide, cl_mem table,
-                              unsigned pass, bool first, bool last, cl_mem kin, cl_mem kout,
-                              cl_mem vin, cl_mem vout) {
+                              cl_mem pass_tables, unsigned pass, bool first, bool last, cl_mem kin,
+                              cl_mem kout, cl_mem vin, cl_mem vout) {
   size_t wg = ctx->tuning.wg_size;
   cl_ulong n64 = job->n, chunk64 = c.chunk;
-  cl_uint shift = job->begin_bit + 8 * pass;
-  cl_uint width = job->end_bit - shift < 8 ? job->end_bit - shift : 8;
+  cl_uint bits = digit_bits(ctx), shift = job->begin_bit + bits * pass;
+  cl_uint width = job->end_bit - shift < bits ? job->end_bit - shift : bits;
   int first_arg = first, last_arg = last, kind = key_kind(job->type), desc = job->descending;
   int make_index = first && job->make_index;
-  clsort__arg up[] = {ARG(kin),   ARG(n64),       ARG(chunk64), ARG(shift), ARG(width),
-                      ARG(first_arg), ARG(kind), ARG(desc),    ARG(table)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, k->upsweep, c.groups * wg, wg, 9, up, 0, NULL, NULL));
+  size_t table_bytes = ((size_t)1 << bits) * c.groups * (wide ? 8 : 4);
+  if (first) {
+    /* The histogram kernel counted this pass's chunks in input order. */
+    FORWARD_IF_ERROR(CL_CHECK(clEnqueueCopyBuffer(ctx->queue, pass_tables, table,
+                                                  pass * table_bytes, 0, table_bytes, 0, NULL,
+                                                  NULL)));
+  } else {
+    clsort__arg up[] = {ARG(kin),       ARG(n64),  ARG(chunk64), ARG(shift), ARG(width),
+                        ARG(first_arg), ARG(kind), ARG(desc),    ARG(table)};
+    FORWARD_IF_ERROR(clsort__launch(ctx, k->upsweep, c.groups * wg, wg, 9, up, 0, NULL, NULL));
+  }
   FORWARD_IF_ERROR(clsort__scan(ctx, wide ? CLSORT_U64 : CLSORT_U32, CLSORT_SCAN_EXCLUSIVE, table,
-                                table, (size_t)BINS * c.groups));
+                                table, ((size_t)1 << bits) * c.groups));
   /* Keys-only programs ignore the value buffers; any valid buffer will do. */
   cl_mem vi = vin ? vin : kin, vo = vout ? vout : kout;
   clsort__arg down[] = {ARG(kin),      ARG(kout),     ARG(vi),   ARG(vo),   ARG(n64),
@@ -144,7 +160,8 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
   clsort__chunks c = radix_chunking(ctx, n, (size_t)ctx->tuning.wg_size * radix_items(ctx));
 
   unsigned passes[MAX_PASSES], m;
-  FORWARD_IF_ERROR(plan_passes(ctx, job, &k, c, wide, passes, &m));
+  cl_mem pass_tables;
+  FORWARD_IF_ERROR(plan_passes(ctx, job, &k, c, wide, &pass_tables, passes, &m));
   if (m == 0) {
     /* Every key has the same bits in the range: the input is sorted. An
      * argsort still needs its indices, which any one stable pass makes. */
@@ -156,8 +173,8 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
   /* Ping-pong buffers. Pass i reads the source (i = 0) or where pass i-1
    * wrote, and writes K[i % 2] / V[i % 2]. */
   cl_mem table, scratch_keys, K[2], V[2] = {NULL, NULL};
-  FORWARD_IF_ERROR(
-      clsort__scratch(ctx, SLOT_TABLE, (size_t)BINS * c.groups * (wide ? 8 : 4), &table));
+  size_t bins = (size_t)1 << digit_bits(ctx);
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, bins * c.groups * (wide ? 8 : 4), &table));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &scratch_keys));
   K[0] = scratch_keys;
   if (job->keys_out) {
@@ -175,12 +192,12 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
     V[1] = flip ? scratch_vals : job->vals_out;
   }
   /* Nothing may fail once the first pass writes the caller's buffers. */
-  FORWARD_IF_ERROR(clsort__scan_prepare(ctx, wide ? CLSORT_U64 : CLSORT_U32, (size_t)BINS * c.groups));
+  FORWARD_IF_ERROR(clsort__scan_prepare(ctx, wide ? CLSORT_U64 : CLSORT_U32, bins * c.groups));
   for (unsigned i = 0; i < m; i++) {
     cl_mem kin = i == 0 ? job->keys_in : K[(i - 1) % 2];
     cl_mem vin = job->value_size ? (i == 0 ? job->vals_in : V[(i - 1) % 2]) : NULL;
-    FORWARD_IF_ERROR(run_pass(ctx, job, &k, c, wide, table, passes[i], i == 0, i == m - 1, kin,
-                              K[i % 2], vin, V[i % 2]));
+    FORWARD_IF_ERROR(run_pass(ctx, job, &k, c, wide, table, pass_tables, passes[i], i == 0,
+                              i == m - 1, kin, K[i % 2], vin, V[i % 2]));
   }
   /* An odd number of passes over a source that is also the destination
    * ends in scratch: copy back. */
