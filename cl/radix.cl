@@ -74,13 +74,20 @@ KERNEL void radix_histograms(__global const KEY_T *keys, ulong n, ulong chunk, u
   ulong begin = get_group_id(0) * chunk;
   ulong end = min(n, begin + chunk);
   ulong base = begin;
-  /* Whole tiles as coalesced rows, then the rest. */
+  /* Whole tiles as striped 16-byte vectors, then the rest. */
   for (; base + RADIX_TILE <= end; base += RADIX_TILE) {
-    for (uint j = 0; j < RADIX_ITEMS; j++) {
-      KEY_T b = key_to_bits(keys[base + j * WG_SIZE + lid], kind, desc);
-      for (uint p = 0; p < passes; p++) {
-        uint shift = begin_bit + RADIX_BITS * p;
-        LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min((uint)RADIX_BITS, end_bit - shift))]);
+    __global const KEY4 *k4 = (__global const KEY4 *)(keys + base);
+    UNROLL
+    for (uint j = 0; j < RADIX_ITEMS / 4; j++) {
+      KEY4 q = k4[j * WG_SIZE + lid];
+      KEY_T v[4] = {q.x, q.y, q.z, q.w};
+      UNROLL
+      for (uint c = 0; c < 4; c++) {
+        KEY_T b = key_to_bits(v[c], kind, desc);
+        for (uint p = 0; p < passes; p++) {
+          uint shift = begin_bit + RADIX_BITS * p;
+          LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min((uint)RADIX_BITS, end_bit - shift))]);
+        }
       }
     }
   }
