@@ -103,7 +103,12 @@ CLSORT_API const char *clsort_type_name(clsort_type type);
 
 typedef enum clsort_algorithm {
   CLSORT_AUTO = 0,  /* the library picks; radix for every key type */
-  CLSORT_RADIX = 1, /* LSD radix sort, stable */
+  /* LSD radix sort: 8-bit digits (11-bit on CPUs), always stable in both
+   * directions. Passes whose keys all share a digit are skipped (narrow
+   * or constant data costs fewer passes). Scratch memory, held by the
+   * context: n keys (keys only); n keys + n values (pairs); 2n keys + n
+   * indices (argsort); plus digit tables of a few MB at most. */
+  CLSORT_RADIX = 1,
   CLSORT_BITONIC = 2,
   CLSORT_SAMPLE = 3,
   CLSORT_MERGE = 4,
@@ -112,7 +117,7 @@ typedef enum clsort_algorithm {
 
 /* Option flags, OR-ed into clsort_options.flags. */
 #define CLSORT_DESCENDING 1u /* largest key first */
-#define CLSORT_STABLE 2u     /* equal keys keep their input order */
+#define CLSORT_STABLE 2u     /* equal keys keep their input order (radix: always) */
 #define CLSORT_FLAGS_ALL_ (CLSORT_DESCENDING | CLSORT_STABLE)
 
 typedef struct clsort_options {
@@ -205,9 +210,11 @@ CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, c
 /* Sorts device buffers in place, enqueued on the context's queue after
  * `wait_list`. `values` may be NULL (keys only); otherwise value_size is 4
  * or 8. If `event` is not NULL it receives an event that completes with the
- * sort; the caller releases it. Returns as clsort_sort, plus
- * CLSORT_ERROR_INVALID_ARGUMENT when n exceeds a buffer's CL_MEM_SIZE.
- * Since 0.1. */
+ * sort; the caller releases it. The radix sort reads its digit histograms
+ * back once (a few KB, blocking) to plan its passes, so the call returns
+ * once that first kernel has run; the passes are still in flight. Returns
+ * as clsort_sort, plus CLSORT_ERROR_INVALID_ARGUMENT when n exceeds a
+ * buffer's CL_MEM_SIZE. Since 0.1. */
 CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
                                             cl_mem values, size_t value_size, size_t n,
                                             const clsort_options *options, cl_uint num_wait,
