@@ -57,6 +57,15 @@ inline KEY_T load_bits(__global const KEY_T *keys, ulong i, int transform, int k
   return transform ? key_to_bits(k, kind, desc) : k;
 }
 
+/* Counts one key's digit of every pass into bins[pass * RADIX_BINS + d]. */
+inline void count_every_pass(__local uint *bins, KEY_T b, uint passes, uint begin_bit,
+                             uint end_bit) {
+  for (uint p = 0; p < passes; p++) {
+    uint shift = begin_bit + RADIX_BITS * p;
+    LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min((uint)RADIX_BITS, end_bit - shift))]);
+  }
+}
+
 /* Digit histograms of every pass at once, from one read of the keys: the
  * host skips passes whose digits are all equal. hist[p * 256 + d] counts
  * the keys whose pass-p digit is d; the host zeroes it. Since this reads
@@ -82,22 +91,12 @@ KERNEL void radix_histograms(__global const KEY_T *keys, ulong n, ulong chunk, u
       KEY4 q = k4[j * WG_SIZE + lid];
       KEY_T v[4] = {q.x, q.y, q.z, q.w};
       UNROLL
-      for (uint c = 0; c < 4; c++) {
-        KEY_T b = key_to_bits(v[c], kind, desc);
-        for (uint p = 0; p < passes; p++) {
-          uint shift = begin_bit + RADIX_BITS * p;
-          LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min((uint)RADIX_BITS, end_bit - shift))]);
-        }
-      }
+      for (uint c = 0; c < 4; c++)
+        count_every_pass(bins, key_to_bits(v[c], kind, desc), passes, begin_bit, end_bit);
     }
   }
-  for (ulong i = base + lid; i < end; i += WG_SIZE) {
-    KEY_T b = key_to_bits(keys[i], kind, desc);
-    for (uint p = 0; p < passes; p++) {
-      uint shift = begin_bit + RADIX_BITS * p;
-      LOCAL_INC(&bins[p * RADIX_BINS + key_digit(b, shift, min((uint)RADIX_BITS, end_bit - shift))]);
-    }
-  }
+  for (ulong i = base + lid; i < end; i += WG_SIZE)
+    count_every_pass(bins, key_to_bits(keys[i], kind, desc), passes, begin_bit, end_bit);
   barrier(CLK_LOCAL_MEM_FENCE);
   ulong groups = get_num_groups(0);
   for (uint c = lid; c < passes * RADIX_BINS; c += WG_SIZE) {
