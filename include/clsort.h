@@ -106,8 +106,9 @@ typedef enum clsort_algorithm {
   /* LSD radix sort: 8-bit digits (11-bit on CPUs), always stable in both
    * directions. Passes whose keys all share a digit are skipped (narrow
    * or constant data costs fewer passes). Scratch memory, held by the
-   * context: n keys (keys only); n keys + n values (pairs); 2n keys + n
-   * indices (argsort); plus digit tables of a few MB at most. */
+   * context (each buffer rounded up by about 1/8 so that later calls of
+   * similar size reuse it): n keys (keys only); n keys + n values (pairs);
+   * 2n keys + n indices (argsort); plus digit tables of a few MB at most. */
   CLSORT_RADIX = 1,
   CLSORT_BITONIC = 2,
   CLSORT_SAMPLE = 3,
@@ -212,7 +213,10 @@ CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, c
  * or 8. If `event` is not NULL it receives an event that completes with the
  * sort; the caller releases it. The radix sort reads its digit histograms
  * back once (a few KB, blocking) to plan its passes, so the call returns
- * once that first kernel has run; the passes are still in flight. Returns
+ * once that first kernel has run, which is after `wait_list` has completed;
+ * the passes are still in flight. A caller that gates the sort on a user
+ * event must complete that event from another thread, or before the call:
+ * otherwise the call never returns. Returns
  * as clsort_sort, plus CLSORT_ERROR_INVALID_ARGUMENT when n exceeds a
  * buffer's CL_MEM_SIZE. Since 0.1. */
 CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
