@@ -31,7 +31,7 @@
 inline void FN(load_run)(__global const T *in, ulong first, ulong end, T *v) {
   if (first + ITEMS <= end) {
     __global const T4 *in4 = (__global const T4 *)(in + first);
-UNROLL
+UNROLL_FULL
     for (uint j = 0; j < ITEMS / 4; j++) {
       T4 q = in4[j];
       v[4 * j] = q.x;
@@ -40,7 +40,7 @@ UNROLL
       v[4 * j + 3] = q.w;
     }
   } else {
-UNROLL
+UNROLL_FULL
     for (uint k = 0; k < ITEMS; k++) v[k] = first + k < end ? in[first + k] : (T)0;
   }
 }
@@ -49,11 +49,11 @@ UNROLL
 inline void FN(store_run)(__global T *out, ulong first, ulong end, const T *v) {
   if (first + ITEMS <= end) {
     __global T4 *out4 = (__global T4 *)(out + first);
-UNROLL
+UNROLL_FULL
     for (uint j = 0; j < ITEMS / 4; j++)
       out4[j] = (T4)(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]);
   } else {
-UNROLL
+UNROLL_FULL
     for (uint k = 0; k < ITEMS; k++)
       if (first + k < end) out[first + k] = v[k];
   }
@@ -64,7 +64,7 @@ inline void FN(scan_run)(T *v, T start, int inclusive) {
   /* Branch-free in the loop: a select, not a data-dependent branch, so
    * that CPU compilers keep one dependency chain of adds. */
   T running = start;
-UNROLL
+UNROLL_FULL
   for (uint k = 0; k < ITEMS; k++) {
     T next = running + v[k];
     v[k] = inclusive ? next : running;
@@ -83,10 +83,21 @@ KERNEL void FN(scan_reduce_chunks)(__global const T *in, ulong n, ulong chunk,
   ulong end = min(n, begin + chunk);
   T acc = FN(identity)(op);
   ulong base = begin;
-  /* Whole tiles as vectors: element base + 4*(j*WG_SIZE + lid) .. +3. */
+  /* Whole tiles as vectors: element base + 4*(j*WG_SIZE + lid) .. +3.
+   * Sums, the scan's case, get a loop of their own: with the op tested
+   * outside it, a CPU compiler vectorizes it. */
+  if (op == 0) {
+    T4 sum4 = 0;
+    for (; base + TILE <= end; base += TILE) {
+      __global const T4 *in4 = (__global const T4 *)(in + base);
+      UNROLL_FULL
+      for (uint j = 0; j < ITEMS / 4; j++) sum4 += in4[j * WG_SIZE + lid];
+    }
+    acc = (sum4.x + sum4.y) + (sum4.z + sum4.w);
+  }
   for (; base + TILE <= end; base += TILE) {
     __global const T4 *in4 = (__global const T4 *)(in + base);
-UNROLL
+    UNROLL_FULL
     for (uint j = 0; j < ITEMS / 4; j++) {
       T4 q = in4[j * WG_SIZE + lid];
       acc = FN(combine)(acc, FN(combine)(FN(combine)(q.x, q.y, op), FN(combine)(q.z, q.w, op), op),
@@ -114,7 +125,7 @@ KERNEL void FN(scan_chunks)(__global const T *in, __global T *out, ulong n, ulon
     ulong first = base + (ulong)lid * ITEMS;
     FN(load_run)(in, first, end, v);
     T sum = 0;
-UNROLL
+UNROLL_FULL
     for (uint k = 0; k < ITEMS; k++) sum += v[k];
     T total;
     T prefix = FN(wg_exclusive_sum)(sum, &total, tmp);
@@ -156,7 +167,7 @@ inline T FN(look_back)(volatile __global ulong *status, long tile) {
     /* Lanes up to and including the nearest inclusive prefix contribute. */
     uint last = inclusive ? lowest_bit(inclusive) : 31u;
     T v = lane <= last ? FN(status_value)(word) : (T)0;
-UNROLL
+UNROLL_FULL
     for (uint m = 16; m > 0; m >>= 1) v += CAT(as_, T)(shfl_xor_u32(CAT(as_, uint)(v), m));
     prefix += v;
     if (inclusive) return prefix;
@@ -189,7 +200,7 @@ KERNEL void FN(scan_single_pass)(__global const T *in, __global T *out, ulong n,
   T offset[ROUNDS]; /* exclusive prefix of q[j] within the warp's range */
   T warp_total = 0;
   bool full = first - 4 * lane + WARP_SIZE * ITEMS <= n;
-UNROLL
+UNROLL_FULL
   for (uint j = 0; j < ROUNDS; j++) {
     ulong at = first + 128 * j;
     if (full) {
@@ -228,12 +239,12 @@ UNROLL
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   T base = tile_prefix + warp_prefix;
-UNROLL
+UNROLL_FULL
   for (uint j = 0; j < ROUNDS; j++) {
     ulong at = first + 128 * j;
     T v[4] = {q[j].x, q[j].y, q[j].z, q[j].w};
     T running = base + offset[j];
-UNROLL
+UNROLL_FULL
     for (uint k = 0; k < 4; k++) {
       T next = running + v[k];
       v[k] = inclusive ? next : running;
@@ -242,7 +253,7 @@ UNROLL
     if (full) {
       *(__global T4 *)(out + at) = (T4)(v[0], v[1], v[2], v[3]);
     } else {
-UNROLL
+UNROLL_FULL
       for (uint k = 0; k < 4; k++)
         if (at + k < n) out[at + k] = v[k];
     }
