@@ -66,6 +66,35 @@ inline void count_every_pass(__local uint *bins, KEY_T b, uint passes, uint begi
   }
 }
 
+/* Counts into `bins` the digits of `passes` passes (from begin_bit, up to
+ * end_bit) of this group's chunk of keys, transformed first when
+ * `transform` is set. Whole tiles are read as striped 16-byte vectors, the
+ * rest one key at a time. Ends with a barrier: bins are complete. */
+inline void count_chunk(__global const KEY_T *keys, ulong n, ulong chunk, int transform, int kind,
+                        int desc, uint passes, uint begin_bit, uint end_bit, __local uint *bins) {
+  uint lid = get_local_id(0);
+  for (uint c = lid; c < passes * RADIX_BINS; c += WG_SIZE) bins[c] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ulong begin = get_group_id(0) * chunk;
+  ulong end = min(n, begin + chunk);
+  ulong base = begin;
+  for (; base + RADIX_TILE <= end; base += RADIX_TILE) {
+    __global const KEY4 *k4 = (__global const KEY4 *)(keys + base);
+    UNROLL
+    for (uint j = 0; j < RADIX_ITEMS / 4; j++) {
+      KEY4 q = k4[j * WG_SIZE + lid];
+      KEY_T v[4] = {q.x, q.y, q.z, q.w};
+      UNROLL
+      for (uint c = 0; c < 4; c++)
+        count_every_pass(bins, transform ? key_to_bits(v[c], kind, desc) : v[c], passes,
+                         begin_bit, end_bit);
+    }
+  }
+  for (ulong i = base + lid; i < end; i += WG_SIZE)
+    count_every_pass(bins, load_bits(keys, i, transform, kind, desc), passes, begin_bit, end_bit);
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* Digit histograms of every pass at once, from one read of the keys: the
  * host skips passes whose digits are all equal. hist[p * 256 + d] counts
  * the keys whose pass-p digit is d; the host zeroes it. Since this reads
@@ -76,64 +105,24 @@ inline void count_every_pass(__local uint *bins, KEY_T b, uint passes, uint begi
 KERNEL void radix_histograms(__global const KEY_T *keys, ulong n, ulong chunk, uint begin_bit,
                              uint end_bit, int kind, int desc, __global OFFSET_T *hist,
                              __global OFFSET_T *tables, __local uint *bins) {
-  uint lid = get_local_id(0);
   uint passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
-  for (uint c = lid; c < passes * RADIX_BINS; c += WG_SIZE) bins[c] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  ulong begin = get_group_id(0) * chunk;
-  ulong end = min(n, begin + chunk);
-  ulong base = begin;
-  /* Whole tiles as striped 16-byte vectors, then the rest. */
-  for (; base + RADIX_TILE <= end; base += RADIX_TILE) {
-    __global const KEY4 *k4 = (__global const KEY4 *)(keys + base);
-    UNROLL
-    for (uint j = 0; j < RADIX_ITEMS / 4; j++) {
-      KEY4 q = k4[j * WG_SIZE + lid];
-      KEY_T v[4] = {q.x, q.y, q.z, q.w};
-      UNROLL
-      for (uint c = 0; c < 4; c++)
-        count_every_pass(bins, key_to_bits(v[c], kind, desc), passes, begin_bit, end_bit);
-    }
-  }
-  for (ulong i = base + lid; i < end; i += WG_SIZE)
-    count_every_pass(bins, key_to_bits(keys[i], kind, desc), passes, begin_bit, end_bit);
-  barrier(CLK_LOCAL_MEM_FENCE);
+  count_chunk(keys, n, chunk, 1, kind, desc, passes, begin_bit, end_bit, bins);
   ulong groups = get_num_groups(0);
-  for (uint c = lid; c < passes * RADIX_BINS; c += WG_SIZE) {
+  for (uint c = get_local_id(0); c < passes * RADIX_BINS; c += WG_SIZE) {
     tables[c * groups + get_group_id(0)] = bins[c];
     if (bins[c]) add_offset(&hist[c], bins[c]);
   }
 }
 
-/* Pass step 1: table[d * G + g] = keys of chunk g with digit d.
- * Work-group: WG_SIZE. Whole tiles are read as striped 4-vectors. */
+/* Pass step 1: table[d * G + g] = keys of chunk g with digit d, for the
+ * `width`-bit digit at `shift`. Work-group: WG_SIZE. */
 KERNEL void radix_upsweep(__global const KEY_T *keys, ulong n, ulong chunk, uint shift, uint width,
                           int transform, int kind, int desc, __global OFFSET_T *table) {
   __local uint bins[RADIX_BINS];
-  uint lid = get_local_id(0);
-  for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) bins[d] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  ulong begin = get_group_id(0) * chunk;
-  ulong end = min(n, begin + chunk);
-  ulong base = begin;
-  for (; base + RADIX_TILE <= end; base += RADIX_TILE) {
-    __global const KEY4 *k4 = (__global const KEY4 *)(keys + base);
-UNROLL
-    for (uint j = 0; j < RADIX_ITEMS / 4; j++) {
-      KEY4 q = k4[j * WG_SIZE + lid];
-      KEY_T v[4] = {q.x, q.y, q.z, q.w};
-UNROLL
-      for (uint c = 0; c < 4; c++) {
-        KEY_T b = transform ? key_to_bits(v[c], kind, desc) : v[c];
-        LOCAL_INC(&bins[key_digit(b, shift, width)]);
-      }
-    }
-  }
-  for (ulong i = base + lid; i < end; i += WG_SIZE)
-    LOCAL_INC(&bins[key_digit(load_bits(keys, i, transform, kind, desc), shift, width)]);
-  barrier(CLK_LOCAL_MEM_FENCE);
+  count_chunk(keys, n, chunk, transform, kind, desc, 1, shift, shift + width, bins);
   ulong groups = get_num_groups(0);
-  for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) table[d * groups + get_group_id(0)] = bins[d];
+  for (uint d = get_local_id(0); d < RADIX_BINS; d += WG_SIZE)
+    table[d * groups + get_group_id(0)] = bins[d];
 }
 
 #if WG_SIZE == 1

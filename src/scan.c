@@ -11,17 +11,16 @@
 typedef struct scan_program {
   clsort__program_spec spec;
   const char *options;
-  const char *suffix;
 } scan_program;
 
 /* Indexed by clsort_type. */
 static const scan_program scan_programs[] = {
-    {{"scan_u32", FILES("u32")}, OPTIONS("uint", "u32", "32"), "u32"},
-    {{"scan_i32", FILES("i32")}, OPTIONS("int", "i32", "32"), "i32"},
-    {{"scan_f32", FILES("f32")}, OPTIONS("float", "f32", "32"), "f32"},
-    {{"scan_u64", FILES("u64")}, OPTIONS("ulong", "u64", "64"), "u64"},
-    {{"scan_i64", FILES("i64")}, OPTIONS("long", "i64", "64"), "i64"},
-    {{"scan_f64", FILES("f64")}, OPTIONS("double", "f64", "64"), "f64"},
+    {{"scan_u32", FILES("u32")}, OPTIONS("uint", "u32", "32")},
+    {{"scan_i32", FILES("i32")}, OPTIONS("int", "i32", "32")},
+    {{"scan_f32", FILES("f32")}, OPTIONS("float", "f32", "32")},
+    {{"scan_u64", FILES("u64")}, OPTIONS("ulong", "u64", "64")},
+    {{"scan_i64", FILES("i64")}, OPTIONS("long", "i64", "64")},
+    {{"scan_f64", FILES("f64")}, OPTIONS("double", "f64", "64")},
 };
 
 const char *clsort__cl_type_name(clsort_type type) {
@@ -60,8 +59,8 @@ clsort__chunks clsort__chunking(const clsort_context *ctx, size_t n, size_t tile
 }
 
 /* The single pass reads the input once instead of twice. */
-static clsort_status scan_single_pass(clsort_context *ctx, clsort_type type, cl_kernel kernel,
-                                      cl_mem in, cl_mem out, size_t n, int inclusive) {
+static clsort_status scan_single_pass(clsort_context *ctx, cl_kernel kernel, cl_mem in, cl_mem out,
+                                      size_t n, int inclusive) {
   size_t tile = clsort__tile(ctx), tiles = clsort__div_up(n, tile);
   cl_mem state;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_LOOKBACK, (tiles + 1) * sizeof(cl_ulong), &state));
@@ -70,7 +69,6 @@ static clsort_status scan_single_pass(clsort_context *ctx, clsort_type type, cl_
                                                 (tiles + 1) * sizeof zero, 0, NULL, NULL)));
   cl_ulong n64 = n;
   clsort__arg args[] = {ARG(in), ARG(out), ARG(n64), ARG(state), ARG(inclusive)};
-  (void)type;
   return clsort__launch(ctx, kernel, tiles * ctx->tuning.wg_size, ctx->tuning.wg_size, 5, args, 0,
                         NULL, NULL);
 }
@@ -107,7 +105,7 @@ clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_ki
   if (uses_single_pass(ctx, type)) {
     cl_kernel single;
     FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_SINGLE_PASS, &single));
-    return scan_single_pass(ctx, type, single, in, out, n, inclusive);
+    return scan_single_pass(ctx, single, in, out, n, inclusive);
   }
   cl_kernel reduce, chunks;
   FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &reduce));
