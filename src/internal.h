@@ -80,6 +80,7 @@ typedef struct clsort__tuning {
   unsigned items;          /* elements per work-item per tile */
   unsigned groups_per_cu;  /* resident groups per compute unit for chunked passes */
   unsigned radix_items;    /* keys per work-item of a radix tile; 0: derived */
+  unsigned bitonic_wg;     /* work-items of a bitonic tile; 0: from local memory */
   bool use_ptx;            /* NVIDIA warp intrinsics through inline PTX */
   bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
 } clsort__tuning;

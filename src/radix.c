@@ -47,20 +47,6 @@ static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *jo
   return clsort__get_kernel(ctx, &radix_spec, options, "radix_downsweep", &k->downsweep);
 }
 
-/* 0 unsigned, 1 signed, 2 float: how keys.cl maps the key to bits. */
-static int key_kind(clsort_type type) {
-  switch (type) {
-    case CLSORT_I32:
-    case CLSORT_I64:
-      return 1;
-    case CLSORT_F32:
-    case CLSORT_F64:
-      return 2;
-    default:
-      return 0;
-  }
-}
-
 /* Reads the digit histograms of every pass and lists the passes that move
  * anything: a pass whose keys all share one digit is the identity. */
 static clsort_status plan_passes(clsort_context *ctx, const clsort__sort_job *job,
@@ -78,7 +64,7 @@ static clsort_status plan_passes(clsort_context *ctx, const clsort__sort_job *jo
       CL_CHECK(clEnqueueFillBuffer(ctx->queue, hist, &zero, entry, 0, bytes, 0, NULL, NULL)));
   cl_ulong n64 = job->n, chunk64 = c.chunk;
   cl_uint begin = job->begin_bit, end = job->end_bit;
-  int kind = key_kind(job->type), desc = job->descending;
+  int kind = clsort__key_kind(job->type), desc = job->descending;
   size_t wg = ctx->tuning.wg_size;
   clsort__arg args[] = {ARG(job->keys_in), ARG(n64),  ARG(chunk64),      ARG(begin),
                         ARG(end),          ARG(kind), ARG(desc),         ARG(hist),
@@ -122,7 +108,7 @@ static clsort_status run_pass(clsort_context *ctx, const clsort__sort_job *job,
   cl_ulong n64 = job->n, chunk64 = c.chunk;
   cl_uint bits = digit_bits(ctx), shift = job->begin_bit + bits * pass;
   cl_uint width = job->end_bit - shift < bits ? job->end_bit - shift : bits;
-  int first_arg = first, last_arg = last, kind = key_kind(job->type), desc = job->descending;
+  int first_arg = first, last_arg = last, kind = clsort__key_kind(job->type), desc = job->descending;
   int make_index = first && job->make_index;
   size_t table_bytes = ((size_t)1 << bits) * c.groups * (wide ? 8 : 4);
   if (first) {

@@ -26,6 +26,19 @@ static clsort_status check_options(const clsort_context *ctx, clsort_type type,
   return CLSORT_SUCCESS;
 }
 
+int clsort__key_kind(clsort_type type) {
+  switch (type) {
+    case CLSORT_I32:
+    case CLSORT_I64:
+      return 1;
+    case CLSORT_F32:
+    case CLSORT_F64:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
 /* Runs the job with the algorithm the options name. AUTO is radix for
  * every key type; algorithms that have not landed say so. */
 static clsort_status dispatch(clsort_context *ctx, const clsort_options *o,
@@ -34,6 +47,8 @@ static clsort_status dispatch(clsort_context *ctx, const clsort_options *o,
     case CLSORT_AUTO:
     case CLSORT_RADIX:
       return clsort__radix_sort(ctx, job);
+    case CLSORT_BITONIC:
+      return clsort__bitonic_sort(ctx, job);
     default:
       return FAIL(CLSORT_ERROR_UNSUPPORTED, "the %s sort is not available in this build",
                   algorithm_name(o->algorithm));
@@ -51,10 +66,22 @@ static clsort__sort_job make_job(clsort_type type, size_t n, const clsort_option
   return job;
 }
 
-/* Algorithms not in this build fail before any data moves. */
-static clsort_status check_available(const clsort_options *o) {
-  RETURN_IF(o->algorithm != CLSORT_AUTO && o->algorithm != CLSORT_RADIX, CLSORT_ERROR_UNSUPPORTED,
+/* Algorithms not in this build, and what an algorithm cannot honour, fail
+ * before any data moves. The comparison sorts compare whole keys and are
+ * not stable (ties on the input index would double the data they move). */
+static clsort_status check_available(clsort_type type, const clsort_options *o) {
+  bool radix = o->algorithm == CLSORT_AUTO || o->algorithm == CLSORT_RADIX;
+  RETURN_IF(!radix && o->algorithm != CLSORT_BITONIC, CLSORT_ERROR_UNSUPPORTED,
             "the %s sort is not available in this build", algorithm_name(o->algorithm));
+  if (radix) return CLSORT_SUCCESS;
+  RETURN_IF(o->flags & CLSORT_STABLE, CLSORT_ERROR_UNSUPPORTED,
+            "the %s sort is not stable; CLSORT_STABLE needs CLSORT_RADIX or CLSORT_AUTO",
+            algorithm_name(o->algorithm));
+  unsigned bits = (unsigned)clsort_type_size(type) * 8;
+  RETURN_IF(o->begin_bit != 0 || (o->end_bit != 0 && o->end_bit != bits),
+            CLSORT_ERROR_UNSUPPORTED,
+            "the %s sort compares whole keys; bit ranges need CLSORT_RADIX or CLSORT_AUTO",
+            algorithm_name(o->algorithm));
   return CLSORT_SUCCESS;
 }
 
@@ -96,7 +123,7 @@ clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, siz
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
-  FORWARD_IF_ERROR(check_available(o));
+  FORWARD_IF_ERROR(check_available(type, o));
   if (n == 0) return CLSORT_SUCCESS;
   return sort_host(ctx, o, make_job(type, n, o), keys, keys, NULL, n);
 }
@@ -113,7 +140,7 @@ clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *key
             "keys and values must not be NULL");
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, value_size));
-  FORWARD_IF_ERROR(check_available(o));
+  FORWARD_IF_ERROR(check_available(type, o));
   if (n == 0) return CLSORT_SUCCESS;
   clsort__sort_job job = make_job(type, n, o);
   job.value_size = value_size;
@@ -134,7 +161,7 @@ clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *
   RETURN_IF(n > 0 && (!keys || !indices), CLSORT_ERROR_INVALID_ARGUMENT,
             "keys and indices must not be NULL");
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
-  FORWARD_IF_ERROR(check_available(o));
+  FORWARD_IF_ERROR(check_available(type, o));
   if (n == 0) return CLSORT_SUCCESS;
   clsort__sort_job job = make_job(type, n, o);
   job.value_size = index_size;
@@ -159,7 +186,7 @@ clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem k
     FORWARD_IF_ERROR(clsort__check_buffer(keys, "keys", n, clsort_type_size(type)));
     if (values) FORWARD_IF_ERROR(clsort__check_buffer(values, "values", n, value_size));
   }
-  FORWARD_IF_ERROR(check_available(o));
+  FORWARD_IF_ERROR(check_available(type, o));
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
   clsort__sort_job job = make_job(type, n, o);
   job.keys_in = job.keys_out = keys;

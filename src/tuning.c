@@ -51,6 +51,8 @@ void clsort__tune(clsort_context *ctx) {
     t->items = items;
     t->groups_per_cu = groups;
     t->radix_items = radix_items;
+    /* The bitonic tile follows the forced shape: 16 keys per work-item. */
+    t->bitonic_wg = wg > 1 ? wg : 0;
   }
   while (t->wg_size > ctx->max_wg_size && t->wg_size > 1) t->wg_size /= 2;
   if (t->use_ptx && t->wg_size < 32) t->use_ptx = t->single_pass_scan = false;

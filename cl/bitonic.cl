@@ -1,0 +1,498 @@
+/* bitonic.cl: the bitonic sort for any n, and the segmented small sort
+ * that the other sorts reuse.
+ *
+ * The network is the "flip" form of bitonic sort. Merging two sorted
+ * halves of a block of 2^s elements first compares element i with its
+ * mirror i ^ (2^s - 1), then runs half-cleaners i ^ 2^b for b = s-2 .. 0.
+ * Every comparator puts the smaller key at the lower index. So positions
+ * >= n behave as +inf keys that no comparator moves: they are never read
+ * or written. Registers or local slots standing for them hold the largest
+ * key (all bits set), which a strict comparison never swaps downwards, so
+ * a real key equal to it keeps its value.
+ *
+ * Each step pairs i with i ^ mask. A work-item that holds one coset of the
+ * masks of r consecutive steps can run all r steps in registers; it indexes
+ * its registers by the element-index bits those masks touch, so each step
+ * compares fixed register pairs, known at compile time. For a flip, the
+ * upper half of the coset is the mirror of the lower half: the index bits
+ * below the round are inverted there (and, for vectors, the lanes).
+ *
+ * Keys are compared as order-preserving bits (keys.cl), converted on every
+ * load and back on every store, so no launch needs to know whether it is
+ * the first or the last.
+ *
+ * Needs common.cl and keys.cl before it, and
+ *   HAS_VALUES, VALUE_T  a payload moved with each key (uint or ulong)
+ *   BT_WG                work-items of the tile kernels
+ *   BT_LOG_ITEMS         log2 of elements per work-item in the tile kernels
+ *   BT_LOG_GLOBAL        log2 of vectors per work-item of a global launch,
+ *                        i.e. how many global steps one launch fuses
+ *   BT_GLOBAL_WG         work-items per group of the global launches
+ */
+#if !defined(BT_WG) || !defined(BT_LOG_ITEMS) || !defined(BT_LOG_GLOBAL) || !defined(BT_GLOBAL_WG)
+#error "bitonic.cl needs BT_WG, BT_LOG_ITEMS, BT_LOG_GLOBAL and BT_GLOBAL_WG"
+#endif
+#if BT_LOG_ITEMS < 1 || BT_LOG_ITEMS > 4 || BT_LOG_GLOBAL < 1 || BT_LOG_GLOBAL > 4
+#error "bitonic.cl handles 1 to 4 fused steps"
+#endif
+
+#define BT_ITEMS (1u << BT_LOG_ITEMS)
+#define BT_TILE (BT_WG * BT_ITEMS)
+#define KEY_MAX ((KEY_T)(~(KEY_T)0))
+
+/* 16-byte vectors for global memory: whole vectors move at full speed. */
+#if KEY_BITS == 32
+#define BT_V 4
+#else
+#define BT_V 2
+#endif
+#define KEY_V CAT(KEY_T, BT_V)
+#define VALUE_V CAT(VALUE_T, BT_V)
+
+#define TILE_KERNEL __kernel __attribute__((reqd_work_group_size(BT_WG, 1, 1)))
+#define GLOBAL_KERNEL __kernel __attribute__((reqd_work_group_size(BT_GLOBAL_WG, 1, 1)))
+
+/* ------------------------------------------------------ compare-exchange */
+/* Smaller key to K[a], larger to K[b]; ties stay. */
+#if HAS_VALUES
+#define CMPX(K, V, a, b)                  \
+  do {                                    \
+    KEY_T ka_ = K[a], kb_ = K[b];         \
+    bool sw_ = kb_ < ka_;                 \
+    K[a] = sw_ ? kb_ : ka_;               \
+    K[b] = sw_ ? ka_ : kb_;               \
+    VALUE_T va_ = V[a], vb_ = V[b];       \
+    V[a] = sw_ ? vb_ : va_;               \
+    V[b] = sw_ ? va_ : vb_;               \
+  } while (0)
+#else
+#define CMPX(K, V, a, b)          \
+  do {                            \
+    KEY_T ka_ = K[a], kb_ = K[b]; \
+    K[a] = min(ka_, kb_);         \
+    K[b] = max(ka_, kb_);         \
+  } while (0)
+#endif
+
+/* The steps of one round on registers R[base + x * lanes + l], x < 2^r:
+ * the first step pairs x with its mirror (flip) or with x + 2^(r-1), the
+ * rest are half-cleaners over the lower bits. `lanes` elements per slot
+ * take the same comparisons side by side (vectors in the global rounds). */
+#define ROUND_STEPS(K, V, base, r, lanes, flip)                                  \
+  do {                                                                           \
+    const uint slots_ = 1u << (r), half_ = slots_ >> 1;                          \
+    if (flip) {                                                                  \
+      UNROLL_FULL for (uint x_ = 0; x_ < half_; x_++)                            \
+        UNROLL_FULL for (uint l_ = 0; l_ < (lanes); l_++)                        \
+          CMPX(K, V, (base) + x_ * (lanes) + l_,                                 \
+               (base) + (slots_ - 1 - x_) * (lanes) + l_);                       \
+    } else {                                                                     \
+      UNROLL_FULL for (uint x_ = 0; x_ < half_; x_++)                            \
+        UNROLL_FULL for (uint l_ = 0; l_ < (lanes); l_++)                        \
+          CMPX(K, V, (base) + x_ * (lanes) + l_, (base) + (x_ + half_) * (lanes) + l_); \
+    }                                                                            \
+    UNROLL_FULL for (uint p_ = half_ >> 1; p_ > 0; p_ >>= 1)                     \
+      UNROLL_FULL for (uint x_ = 0; x_ < slots_; x_++)                           \
+        if (!(x_ & p_))                                                          \
+          UNROLL_FULL for (uint l_ = 0; l_ < (lanes); l_++)                      \
+            CMPX(K, V, (base) + x_ * (lanes) + l_, (base) + (x_ | p_) * (lanes) + l_); \
+  } while (0)
+
+/* The coset representative of number c for a round at bits [lo, lo + r):
+ * c with r zero bits inserted at lo. */
+#define COSET_REP(c, lo, r, low) ((((c) >> (lo)) << ((lo) + (r))) | ((c) & (low)))
+
+/* ------------------------------------------------------------ tile layer */
+/* A tile lives in local memory as key bits (and values), padded with
+ * KEY_MAX up to its power-of-two sort size. PAD spreads blocked runs of
+ * a work-item over all banks. */
+#if HAS_VALUES
+#define LV_SIZE PADDED(BT_TILE)
+#else
+#define LV_SIZE 1
+#endif
+
+/* Loads [begin, begin + len) of the global arrays into the tile and pads
+ * it with KEY_MAX up to `size`. With make_index the values are the
+ * elements' global positions (argsort). Whole aligned vectors load as
+ * vectors. */
+inline void tile_load(local KEY_T *lk, local VALUE_T *lv, const global KEY_T *keys,
+                      const global VALUE_T *vals, ulong begin, uint len, uint size, int kind,
+                      int desc, int make_index) {
+  const bool aligned = begin % BT_V == 0;
+  for (uint i = get_local_id(0); i < size / BT_V; i += BT_WG) {
+    uint at = i * BT_V;
+    KEY_T kk[BT_V];
+    VALUE_T vv[BT_V];
+    if (aligned && at + BT_V <= len) {
+      KEY_V v = ((const global KEY_V *)keys)[(begin + at) / BT_V];
+      kk[0] = v.s0;
+      kk[1] = v.s1;
+#if BT_V == 4
+      kk[2] = v.s2;
+      kk[3] = v.s3;
+#endif
+#if HAS_VALUES
+      if (!make_index) {
+        VALUE_V w = ((const global VALUE_V *)vals)[(begin + at) / BT_V];
+        vv[0] = w.s0;
+        vv[1] = w.s1;
+#if BT_V == 4
+        vv[2] = w.s2;
+        vv[3] = w.s3;
+#endif
+      }
+#endif
+    } else {
+      UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+        kk[l] = at + l < len ? keys[begin + at + l] : 0;
+#if HAS_VALUES
+        if (!make_index) vv[l] = at + l < len ? vals[begin + at + l] : 0;
+#endif
+      }
+    }
+    UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+      lk[PAD(at + l)] = at + l < len ? key_to_bits(kk[l], kind, desc) : KEY_MAX;
+#if HAS_VALUES
+      lv[PAD(at + l)] = make_index ? (VALUE_T)(begin + at + l) : vv[l];
+#endif
+    }
+  }
+}
+
+/* Stores the first len elements of the tile to [begin, begin + len). */
+inline void tile_store(local const KEY_T *lk, local const VALUE_T *lv, global KEY_T *keys,
+                       global VALUE_T *vals, ulong begin, uint len, int kind, int desc) {
+  const bool aligned = begin % BT_V == 0;
+  for (uint i = get_local_id(0); i < (len + BT_V - 1) / BT_V; i += BT_WG) {
+    uint at = i * BT_V;
+    KEY_T kk[BT_V];
+    UNROLL_FULL for (uint l = 0; l < BT_V; l++) kk[l] = bits_to_key(lk[PAD(at + l)], kind, desc);
+    if (aligned && at + BT_V <= len) {
+#if BT_V == 4
+      ((global KEY_V *)keys)[(begin + at) / BT_V] = (KEY_V)(kk[0], kk[1], kk[2], kk[3]);
+#else
+      ((global KEY_V *)keys)[(begin + at) / BT_V] = (KEY_V)(kk[0], kk[1]);
+#endif
+#if HAS_VALUES
+#if BT_V == 4
+      ((global VALUE_V *)vals)[(begin + at) / BT_V] =
+          (VALUE_V)(lv[PAD(at)], lv[PAD(at + 1)], lv[PAD(at + 2)], lv[PAD(at + 3)]);
+#else
+      ((global VALUE_V *)vals)[(begin + at) / BT_V] = (VALUE_V)(lv[PAD(at)], lv[PAD(at + 1)]);
+#endif
+#endif
+    } else {
+      UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+        if (at + l < len) {
+          keys[begin + at + l] = kk[l];
+#if HAS_VALUES
+          vals[begin + at + l] = lv[PAD(at + l)];
+#endif
+        }
+      }
+    }
+  }
+}
+
+/* Sorts each work-item's blocked run of BT_ITEMS elements in registers:
+ * all stages of blocks up to BT_ITEMS in one pass. */
+inline void tile_sort_runs(local KEY_T *lk, local VALUE_T *lv, uint size) {
+  uint t = get_local_id(0);
+  if (t < size >> BT_LOG_ITEMS) {
+    KEY_T K[BT_ITEMS];
+    VALUE_T V[BT_ITEMS];
+    uint base = t << BT_LOG_ITEMS;
+    UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++) {
+      K[x] = lk[PAD(base + x)];
+#if HAS_VALUES
+      V[x] = lv[PAD(base + x)];
+#endif
+    }
+    UNROLL_FULL for (uint s = 1; s <= BT_LOG_ITEMS; s++) {
+      const uint block = 1u << s;
+      /* The flip of every block of 2^s, then its half-cleaners. */
+      UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++)
+        if (!(x & (block >> 1))) CMPX(K, V, x, x ^ (block - 1));
+      UNROLL_FULL for (uint p = block >> 2; p > 0; p >>= 1)
+        UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++)
+          if (!(x & p)) CMPX(K, V, x, x | p);
+    }
+    UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++) {
+      lk[PAD(base + x)] = K[x];
+#if HAS_VALUES
+      lv[PAD(base + x)] = V[x];
+#endif
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* One round of r steps over the tile's first `size` elements, at index
+ * bits [lo, lo + r); the first step is a flip when `flip`. Each work-item
+ * takes BT_ITEMS >> r cosets of 2^r elements. Ends with a barrier. */
+#define TILE_ROUND(r)                                                                    \
+  inline void tile_round##r(local KEY_T *lk, local VALUE_T *lv, uint size, uint lo,     \
+                            int flip) {                                                 \
+    const uint slots = 1u << (r), per = BT_ITEMS >> (r);                                \
+    uint active = size >> BT_LOG_ITEMS, t = get_local_id(0);                            \
+    if (t < active) {                                                                   \
+      KEY_T K[BT_ITEMS];                                                                \
+      VALUE_T V[BT_ITEMS];                                                              \
+      uint low = (1u << lo) - 1u, addr[BT_ITEMS];                                        \
+      UNROLL_FULL for (uint q = 0; q < per; q++) {                                      \
+        uint rep = COSET_REP(t + q * active, lo, (r), low);                             \
+        UNROLL_FULL for (uint x = 0; x < slots; x++) {                                  \
+          bool upper = flip && (x >> ((r) - 1));                                        \
+          uint a = PAD((upper ? rep ^ low : rep) | (x << lo));                          \
+          addr[q * slots + x] = a;                                                      \
+          K[q * slots + x] = lk[a];                                                     \
+          if (HAS_VALUES) V[q * slots + x] = lv[a];                                     \
+        }                                                                               \
+      }                                                                                 \
+      UNROLL_FULL for (uint q = 0; q < per; q++) ROUND_STEPS(K, V, q * slots, (r), 1u, flip); \
+      UNROLL_FULL for (uint i = 0; i < BT_ITEMS; i++) {                                 \
+        lk[addr[i]] = K[i];                                                             \
+        if (HAS_VALUES) lv[addr[i]] = V[i];                                             \
+      }                                                                                 \
+    }                                                                                   \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+  }
+TILE_ROUND(1)
+#if BT_LOG_ITEMS >= 2
+TILE_ROUND(2)
+#endif
+#if BT_LOG_ITEMS >= 3
+TILE_ROUND(3)
+#endif
+#if BT_LOG_ITEMS >= 4
+TILE_ROUND(4)
+#endif
+
+inline void tile_round(local KEY_T *lk, local VALUE_T *lv, uint size, uint lo, uint r, int flip) {
+  switch (r) {
+#if BT_LOG_ITEMS >= 4
+    case 4: tile_round4(lk, lv, size, lo, flip); break;
+#endif
+#if BT_LOG_ITEMS >= 3
+    case 3: tile_round3(lk, lv, size, lo, flip); break;
+#endif
+#if BT_LOG_ITEMS >= 2
+    case 2: tile_round2(lk, lv, size, lo, flip); break;
+#endif
+    default: tile_round1(lk, lv, size, lo, flip); break;
+  }
+}
+
+/* The steps of a block of 2^s elements over bits [0, s), in rounds of
+ * BT_LOG_ITEMS bits; the first round takes the remainder so that the last
+ * one is the conflict-free blocked layout. With `flip` it is a full merge
+ * stage of sorted halves; without, the local tail of a global merge. */
+inline void tile_merge(local KEY_T *lk, local VALUE_T *lv, uint size, uint s, int flip) {
+  uint r = s % BT_LOG_ITEMS;
+  if (r == 0) r = BT_LOG_ITEMS;
+  uint lo = s - r;
+  tile_round(lk, lv, size, lo, r, flip);
+  while (lo > 0) {
+    lo -= BT_LOG_ITEMS;
+    tile_round(lk, lv, size, lo, BT_LOG_ITEMS, 0);
+  }
+}
+
+/* Sorts the tile's first `size` elements (a power of two >= BT_ITEMS). */
+inline void tile_sort(local KEY_T *lk, local VALUE_T *lv, uint size) {
+  tile_sort_runs(lk, lv, size);
+  for (uint s = BT_LOG_ITEMS + 1; (1u << s) <= size; s++) tile_merge(lk, lv, size, s, 1);
+}
+
+/* The power of two a tile of len elements sorts over: at least one run. */
+inline uint sort_size(uint len) {
+  uint p = len <= 1 ? 1u : 1u << (32 - clz(len - 1u));
+  return max(p, BT_ITEMS);
+}
+
+/* ------------------------------------------------------------ tile kernels */
+/* Sorts every tile of BT_TILE elements from *_in into *_out (may be the
+ * same buffers): all stages of blocks up to a tile, in one launch. */
+TILE_KERNEL void bitonic_sort_tiles(const global KEY_T *keys_in, global KEY_T *keys_out,
+                                    const global VALUE_T *vals_in, global VALUE_T *vals_out,
+                                    ulong n, int kind, int desc, int make_index) {
+  local KEY_T lk[PADDED(BT_TILE)];
+  local VALUE_T lv[LV_SIZE];
+  ulong begin = (ulong)get_group_id(0) * BT_TILE;
+  uint len = (uint)min((ulong)BT_TILE, n - begin), size = sort_size(len);
+  tile_load(lk, lv, keys_in, vals_in, begin, len, size, kind, desc, make_index);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  tile_sort(lk, lv, size);
+  tile_store(lk, lv, keys_out, vals_out, begin, len, kind, desc);
+}
+
+/* The steps of a global merge stage whose stride is below the tile: each
+ * tile is a bitonic half-cleaner input that no longer needs its
+ * neighbours. */
+TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, ulong n, int kind,
+                                     int desc) {
+  local KEY_T lk[PADDED(BT_TILE)];
+  local VALUE_T lv[LV_SIZE];
+  ulong begin = (ulong)get_group_id(0) * BT_TILE;
+  uint len = (uint)min((ulong)BT_TILE, n - begin);
+  tile_load(lk, lv, keys, vals, begin, len, BT_TILE, kind, desc, 0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  tile_merge(lk, lv, BT_TILE, BT_LOG_ITEMS + (31 - clz((uint)BT_WG)), 0);
+  tile_store(lk, lv, keys, vals, begin, len, kind, desc);
+}
+
+/* The segmented small sort: group g sorts [segments[2g], segments[2g+1])
+ * in place; every segment holds at most BT_TILE elements. Each sorts over
+ * the power of two its length needs, so small segments cost less. */
+TILE_KERNEL void bitonic_sort_segments(global KEY_T *keys, global VALUE_T *vals,
+                                       const global ulong *segments, int kind, int desc) {
+  local KEY_T lk[PADDED(BT_TILE)];
+  local VALUE_T lv[LV_SIZE];
+  size_t g = get_group_id(0);
+  ulong begin = segments[2 * g], end = segments[2 * g + 1];
+  if (end <= begin + 1) return; /* the whole group leaves: nothing to sort */
+  uint len = (uint)(end - begin), size = sort_size(len);
+  tile_load(lk, lv, keys, vals, begin, len, size, kind, desc, 0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  tile_sort(lk, lv, size);
+  tile_store(lk, lv, keys, vals, begin, len, kind, desc);
+}
+
+/* ---------------------------------------------------------- global steps */
+/* Vector vi of the global arrays into registers K[at .. at + BT_V), lanes
+ * reversed when `rev`; lanes past n hold KEY_MAX. */
+inline void vector_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
+                        const global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind,
+                        int desc) {
+  ulong e = vi * BT_V;
+  KEY_T kk[BT_V];
+  VALUE_T vv[BT_V];
+  if (e + BT_V <= n) {
+    KEY_V v = ((const global KEY_V *)keys)[vi];
+    kk[0] = v.s0;
+    kk[1] = v.s1;
+#if BT_V == 4
+    kk[2] = v.s2;
+    kk[3] = v.s3;
+#endif
+#if HAS_VALUES
+    VALUE_V w = ((const global VALUE_V *)vals)[vi];
+    vv[0] = w.s0;
+    vv[1] = w.s1;
+#if BT_V == 4
+    vv[2] = w.s2;
+    vv[3] = w.s3;
+#endif
+#endif
+  } else {
+    UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+      kk[l] = e + l < n ? keys[e + l] : 0;
+#if HAS_VALUES
+      vv[l] = e + l < n ? vals[e + l] : 0;
+#endif
+    }
+  }
+  UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+    uint to = at + (rev ? BT_V - 1 - l : l);
+    K[to] = e + l < n ? key_to_bits(kk[l], kind, desc) : KEY_MAX;
+#if HAS_VALUES
+    V[to] = vv[l];
+#endif
+  }
+}
+
+inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *keys,
+                         global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind, int desc) {
+  ulong e = vi * BT_V;
+  KEY_T kk[BT_V];
+  VALUE_T vv[BT_V];
+  UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+    uint from = at + (rev ? BT_V - 1 - l : l);
+    kk[l] = bits_to_key(K[from], kind, desc);
+#if HAS_VALUES
+    vv[l] = V[from];
+#endif
+  }
+  if (e + BT_V <= n) {
+#if BT_V == 4
+    ((global KEY_V *)keys)[vi] = (KEY_V)(kk[0], kk[1], kk[2], kk[3]);
+#if HAS_VALUES
+    ((global VALUE_V *)vals)[vi] = (VALUE_V)(vv[0], vv[1], vv[2], vv[3]);
+#endif
+#else
+    ((global KEY_V *)keys)[vi] = (KEY_V)(kk[0], kk[1]);
+#if HAS_VALUES
+    ((global VALUE_V *)vals)[vi] = (VALUE_V)(vv[0], vv[1]);
+#endif
+#endif
+  } else {
+    UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+      if (e + l < n) {
+        keys[e + l] = kk[l];
+#if HAS_VALUES
+        vals[e + l] = vv[l];
+#endif
+      }
+    }
+  }
+}
+
+/* r fused global steps at vector-index bits [lo, lo + r) (element strides
+ * of a tile and more); the first is the flip of blocks of 2^(lo+r) vectors
+ * when `flip`. Work-item w takes cosets w, w + threads, ... (2^(LOG-r) of
+ * them), so neighbouring work-items touch neighbouring vectors. `cosets`
+ * counts those that hold any element below n. */
+#define GLOBAL_ROUND(r)                                                                   \
+  inline void global_round##r(global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo,   \
+                              int flip, ulong cosets, ulong threads, int kind, int desc) {  \
+    const uint slots = 1u << (r), per = 1u << (BT_LOG_GLOBAL - (r));                      \
+    KEY_T K[BT_V << BT_LOG_GLOBAL];                                                       \
+    VALUE_T V[BT_V << BT_LOG_GLOBAL];                                                     \
+    ulong low = ((ulong)1 << lo) - 1u, w = get_global_id(0);                              \
+    UNROLL_FULL for (uint q = 0; q < per; q++) {                                          \
+      ulong c = w + q * threads;                                                          \
+      if (c < cosets) {                                                                   \
+        ulong rep = COSET_REP(c, lo, (r), low);                                           \
+        UNROLL_FULL for (uint x = 0; x < slots; x++) {                                    \
+          bool upper = flip && (x >> ((r) - 1));                                          \
+          vector_load(K, V, (q * slots + x) * BT_V, keys, vals,                           \
+                      (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
+        }                                                                                 \
+        ROUND_STEPS(K, V, q * slots * BT_V, (r), BT_V, flip);                             \
+        UNROLL_FULL for (uint x = 0; x < slots; x++) {                                    \
+          bool upper = flip && (x >> ((r) - 1));                                          \
+          vector_store(K, V, (q * slots + x) * BT_V, keys, vals,                          \
+                       (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
+        }                                                                                 \
+      }                                                                                   \
+    }                                                                                     \
+  }
+GLOBAL_ROUND(1)
+#if BT_LOG_GLOBAL >= 2
+GLOBAL_ROUND(2)
+#endif
+#if BT_LOG_GLOBAL >= 3
+GLOBAL_ROUND(3)
+#endif
+#if BT_LOG_GLOBAL >= 4
+GLOBAL_ROUND(4)
+#endif
+
+GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo,
+                                  uint r, int flip, ulong cosets, ulong threads, int kind,
+                                  int desc) {
+  if (get_global_id(0) >= threads) return;
+  switch (r) {
+#if BT_LOG_GLOBAL >= 4
+    case 4: global_round4(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+#endif
+#if BT_LOG_GLOBAL >= 3
+    case 3: global_round3(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+#endif
+#if BT_LOG_GLOBAL >= 2
+    case 2: global_round2(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+#endif
+    default: global_round1(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+  }
+}
