@@ -28,6 +28,9 @@
  *   BT_LOG_GLOBAL        log2 of vectors per work-item of a global launch,
  *                        i.e. how many global steps one launch fuses
  *   BT_GLOBAL_WG         work-items per group of the global launches
+ *   BT_STABLE            1: the tile kernels break ties on the position in
+ *                        the tile, so equal keys keep their order (the merge
+ *                        sort's runs); the global kernels are left out
  */
 #if !defined(BT_WG) || !defined(BT_LOG_ITEMS) || !defined(BT_LOG_GLOBAL) || !defined(BT_GLOBAL_WG)
 #error "bitonic.cl needs BT_WG, BT_LOG_ITEMS, BT_LOG_GLOBAL and BT_GLOBAL_WG"
@@ -36,6 +39,9 @@
 #error "bitonic.cl handles 1 to 4 fused steps"
 #endif
 
+#ifndef BT_STABLE
+#define BT_STABLE 0
+#endif
 #define BT_ITEMS (1u << BT_LOG_ITEMS)
 #define BT_TILE (BT_WG * BT_ITEMS)
 #define KEY_MAX ((KEY_T)(~(KEY_T)0))
@@ -53,20 +59,36 @@
 #define GLOBAL_KERNEL __kernel __attribute__((reqd_work_group_size(BT_GLOBAL_WG, 1, 1)))
 
 /* ------------------------------------------------------ compare-exchange */
-/* Smaller key to K[a], larger to K[b]; ties stay. */
+/* Smaller key to K[a], larger to K[b]; ties stay. In stable programs the
+ * positions I break ties, so no two elements compare equal. */
+#if BT_STABLE
+#define CMPX_SWAP(K, I, a, b) (K[b] < K[a] || (K[b] == K[a] && I[b] < I[a]))
+#define MOVE_I(I, a, b, sw) MOVE(uint, I, a, b, sw)
+#else
+#define CMPX_SWAP(K, I, a, b) (K[b] < K[a])
+#define MOVE_I(I, a, b, sw)
+#endif
 #if HAS_VALUES
-#define CMPX(K, V, a, b)                  \
-  do {                                    \
-    KEY_T ka_ = K[a], kb_ = K[b];         \
-    bool sw_ = kb_ < ka_;                 \
-    K[a] = sw_ ? kb_ : ka_;               \
-    K[b] = sw_ ? ka_ : kb_;               \
-    VALUE_T va_ = V[a], vb_ = V[b];       \
-    V[a] = sw_ ? vb_ : va_;               \
-    V[b] = sw_ ? va_ : vb_;               \
+#define MOVE_V(V, a, b, sw) MOVE(VALUE_T, V, a, b, sw)
+#else
+#define MOVE_V(V, a, b, sw)
+#endif
+#define MOVE(T, A, a, b, sw)    \
+  do {                          \
+    T a_ = A[a], b_ = A[b];     \
+    A[a] = (sw) ? b_ : a_;      \
+    A[b] = (sw) ? a_ : b_;      \
+  } while (0)
+#if HAS_VALUES || BT_STABLE
+#define CMPX(K, V, I, a, b)                 \
+  do {                                      \
+    bool sw_ = CMPX_SWAP(K, I, a, b);       \
+    MOVE(KEY_T, K, a, b, sw_);              \
+    MOVE_V(V, a, b, sw_);                   \
+    MOVE_I(I, a, b, sw_);                   \
   } while (0)
 #else
-#define CMPX(K, V, a, b)          \
+#define CMPX(K, V, I, a, b)       \
   do {                            \
     KEY_T ka_ = K[a], kb_ = K[b]; \
     K[a] = min(ka_, kb_);         \
@@ -78,24 +100,24 @@
  * the first step pairs x with its mirror (flip) or with x + 2^(r-1), the
  * rest are half-cleaners over the lower bits. `lanes` elements per slot
  * take the same comparisons side by side (vectors in the global rounds). */
-#define ROUND_STEPS(K, V, base, r, lanes, flip)                                  \
+#define ROUND_STEPS(K, V, I, base, r, lanes, flip)                                  \
   do {                                                                           \
     const uint slots_ = 1u << (r), half_ = slots_ >> 1;                          \
     if (flip) {                                                                  \
       UNROLL_FULL for (uint x_ = 0; x_ < half_; x_++)                            \
         UNROLL_FULL for (uint l_ = 0; l_ < (lanes); l_++)                        \
-          CMPX(K, V, (base) + x_ * (lanes) + l_,                                 \
+          CMPX(K, V, I, (base) + x_ * (lanes) + l_,                                 \
                (base) + (slots_ - 1 - x_) * (lanes) + l_);                       \
     } else {                                                                     \
       UNROLL_FULL for (uint x_ = 0; x_ < half_; x_++)                            \
         UNROLL_FULL for (uint l_ = 0; l_ < (lanes); l_++)                        \
-          CMPX(K, V, (base) + x_ * (lanes) + l_, (base) + (x_ + half_) * (lanes) + l_); \
+          CMPX(K, V, I, (base) + x_ * (lanes) + l_, (base) + (x_ + half_) * (lanes) + l_); \
     }                                                                            \
     UNROLL_FULL for (uint p_ = half_ >> 1; p_ > 0; p_ >>= 1)                     \
       UNROLL_FULL for (uint x_ = 0; x_ < slots_; x_++)                           \
         if (!(x_ & p_))                                                          \
           UNROLL_FULL for (uint l_ = 0; l_ < (lanes); l_++)                      \
-            CMPX(K, V, (base) + x_ * (lanes) + l_, (base) + (x_ | p_) * (lanes) + l_); \
+            CMPX(K, V, I, (base) + x_ * (lanes) + l_, (base) + (x_ | p_) * (lanes) + l_); \
   } while (0)
 
 /* The coset representative of number c for a round at bits [lo, lo + r):
@@ -103,22 +125,36 @@
 #define COSET_REP(c, lo, r, low) ((((c) >> (lo)) << ((lo) + (r))) | ((c) & (low)))
 
 /* ------------------------------------------------------------ tile layer */
-/* A tile lives in local memory as key bits (and values), padded with
- * KEY_MAX up to its power-of-two sort size. PAD spreads blocked runs of
- * a work-item over all banks. */
+/* A tile lives in local memory as key bits (with values, and positions in
+ * stable programs), padded with KEY_MAX up to its power-of-two sort size.
+ * PAD spreads blocked runs of a work-item over all banks. */
+typedef struct tile_mem {
+  KEY_T k[PADDED(BT_TILE)];
 #if HAS_VALUES
-#define LV_SIZE PADDED(BT_TILE)
+  VALUE_T v[PADDED(BT_TILE)];
+#endif
+#if BT_STABLE
+  uint i[PADDED(BT_TILE)];
+#endif
+} tile_mem;
+
+#if HAS_VALUES
+#define IF_VALUES(x) x
 #else
-#define LV_SIZE 1
+#define IF_VALUES(x)
+#endif
+#if BT_STABLE
+#define IF_STABLE(x) x
+#else
+#define IF_STABLE(x)
 #endif
 
 /* Loads [begin, begin + len) of the global arrays into the tile and pads
  * it with KEY_MAX up to `size`. With make_index the values are the
  * elements' global positions (argsort). Whole aligned vectors load as
  * vectors. */
-inline void tile_load(local KEY_T *lk, local VALUE_T *lv, const global KEY_T *keys,
-                      const global VALUE_T *vals, ulong begin, uint len, uint size, int kind,
-                      int desc, int make_index) {
+inline void tile_load(local tile_mem *m, const global KEY_T *keys, const global VALUE_T *vals,
+                      ulong begin, uint len, uint size, int kind, int desc, int make_index) {
   const bool aligned = begin % BT_V == 0;
   for (uint i = get_local_id(0); i < size / BT_V; i += BT_WG) {
     uint at = i * BT_V;
@@ -146,84 +182,83 @@ inline void tile_load(local KEY_T *lk, local VALUE_T *lv, const global KEY_T *ke
     } else {
       UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
         kk[l] = at + l < len ? keys[begin + at + l] : 0;
-#if HAS_VALUES
-        if (!make_index) vv[l] = at + l < len ? vals[begin + at + l] : 0;
-#endif
+        IF_VALUES(if (!make_index) vv[l] = at + l < len ? vals[begin + at + l] : 0);
       }
     }
     UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
-      lk[PAD(at + l)] = at + l < len ? key_to_bits(kk[l], kind, desc) : KEY_MAX;
-#if HAS_VALUES
-      lv[PAD(at + l)] = make_index ? (VALUE_T)(begin + at + l) : vv[l];
-#endif
+      m->k[PAD(at + l)] = at + l < len ? key_to_bits(kk[l], kind, desc) : KEY_MAX;
+      IF_VALUES(m->v[PAD(at + l)] = make_index ? (VALUE_T)(begin + at + l) : vv[l]);
+      /* Padding sorts after equal real keys: the largest position. */
+      IF_STABLE(m->i[PAD(at + l)] = at + l < len ? at + l : UINT_MAX);
     }
   }
 }
 
 /* Stores the first len elements of the tile to [begin, begin + len). */
-inline void tile_store(local const KEY_T *lk, local const VALUE_T *lv, global KEY_T *keys,
-                       global VALUE_T *vals, ulong begin, uint len, int kind, int desc) {
+inline void tile_store(local const tile_mem *m, global KEY_T *keys, global VALUE_T *vals,
+                       ulong begin, uint len, int kind, int desc) {
   const bool aligned = begin % BT_V == 0;
   for (uint i = get_local_id(0); i < (len + BT_V - 1) / BT_V; i += BT_WG) {
     uint at = i * BT_V;
     KEY_T kk[BT_V];
-    UNROLL_FULL for (uint l = 0; l < BT_V; l++) kk[l] = bits_to_key(lk[PAD(at + l)], kind, desc);
+    UNROLL_FULL for (uint l = 0; l < BT_V; l++) kk[l] = bits_to_key(m->k[PAD(at + l)], kind, desc);
     if (aligned && at + BT_V <= len) {
 #if BT_V == 4
       ((global KEY_V *)keys)[(begin + at) / BT_V] = (KEY_V)(kk[0], kk[1], kk[2], kk[3]);
+      IF_VALUES(((global VALUE_V *)vals)[(begin + at) / BT_V] = (VALUE_V)(
+                    m->v[PAD(at)], m->v[PAD(at + 1)], m->v[PAD(at + 2)], m->v[PAD(at + 3)]));
 #else
       ((global KEY_V *)keys)[(begin + at) / BT_V] = (KEY_V)(kk[0], kk[1]);
-#endif
-#if HAS_VALUES
-#if BT_V == 4
-      ((global VALUE_V *)vals)[(begin + at) / BT_V] =
-          (VALUE_V)(lv[PAD(at)], lv[PAD(at + 1)], lv[PAD(at + 2)], lv[PAD(at + 3)]);
-#else
-      ((global VALUE_V *)vals)[(begin + at) / BT_V] = (VALUE_V)(lv[PAD(at)], lv[PAD(at + 1)]);
-#endif
+      IF_VALUES(((global VALUE_V *)vals)[(begin + at) / BT_V] =
+                    (VALUE_V)(m->v[PAD(at)], m->v[PAD(at + 1)]));
 #endif
     } else {
       UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
         if (at + l < len) {
           keys[begin + at + l] = kk[l];
-#if HAS_VALUES
-          vals[begin + at + l] = lv[PAD(at + l)];
-#endif
+          IF_VALUES(vals[begin + at + l] = m->v[PAD(at + l)]);
         }
       }
     }
   }
 }
 
+/* Register copies of tile elements: K keys, V values, I positions. */
+#define TILE_REGS            \
+  KEY_T K[BT_ITEMS];         \
+  VALUE_T V[BT_ITEMS];       \
+  uint I[BT_ITEMS]
+#define REGS_FROM_TILE(j, a)          \
+  do {                                \
+    K[j] = m->k[a];                   \
+    IF_VALUES(V[j] = m->v[a]);        \
+    IF_STABLE(I[j] = m->i[a]);        \
+  } while (0)
+#define REGS_TO_TILE(j, a)            \
+  do {                                \
+    m->k[a] = K[j];                   \
+    IF_VALUES(m->v[a] = V[j]);        \
+    IF_STABLE(m->i[a] = I[j]);        \
+  } while (0)
+
 /* Sorts each work-item's blocked run of BT_ITEMS elements in registers:
  * all stages of blocks up to BT_ITEMS in one pass. */
-inline void tile_sort_runs(local KEY_T *lk, local VALUE_T *lv, uint size) {
+inline void tile_sort_runs(local tile_mem *m, uint size) {
   uint t = get_local_id(0);
   if (t < size >> BT_LOG_ITEMS) {
-    KEY_T K[BT_ITEMS];
-    VALUE_T V[BT_ITEMS];
+    TILE_REGS;
     uint base = t << BT_LOG_ITEMS;
-    UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++) {
-      K[x] = lk[PAD(base + x)];
-#if HAS_VALUES
-      V[x] = lv[PAD(base + x)];
-#endif
-    }
+    UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++) REGS_FROM_TILE(x, PAD(base + x));
     UNROLL_FULL for (uint s = 1; s <= BT_LOG_ITEMS; s++) {
       const uint block = 1u << s;
       /* The flip of every block of 2^s, then its half-cleaners. */
       UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++)
-        if (!(x & (block >> 1))) CMPX(K, V, x, x ^ (block - 1));
+        if (!(x & (block >> 1))) CMPX(K, V, I, x, x ^ (block - 1));
       UNROLL_FULL for (uint p = block >> 2; p > 0; p >>= 1)
         UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++)
-          if (!(x & p)) CMPX(K, V, x, x | p);
+          if (!(x & p)) CMPX(K, V, I, x, x | p);
     }
-    UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++) {
-      lk[PAD(base + x)] = K[x];
-#if HAS_VALUES
-      lv[PAD(base + x)] = V[x];
-#endif
-    }
+    UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++) REGS_TO_TILE(x, PAD(base + x));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -232,29 +267,23 @@ inline void tile_sort_runs(local KEY_T *lk, local VALUE_T *lv, uint size) {
  * bits [lo, lo + r); the first step is a flip when `flip`. Each work-item
  * takes BT_ITEMS >> r cosets of 2^r elements. Ends with a barrier. */
 #define TILE_ROUND(r)                                                                    \
-  inline void tile_round##r(local KEY_T *lk, local VALUE_T *lv, uint size, uint lo,     \
-                            int flip) {                                                 \
+  inline void tile_round##r(local tile_mem *m, uint size, uint lo, int flip) {           \
     const uint slots = 1u << (r), per = BT_ITEMS >> (r);                                \
     uint active = size >> BT_LOG_ITEMS, t = get_local_id(0);                            \
     if (t < active) {                                                                   \
-      KEY_T K[BT_ITEMS];                                                                \
-      VALUE_T V[BT_ITEMS];                                                              \
+      TILE_REGS;                                                                        \
       uint low = (1u << lo) - 1u, addr[BT_ITEMS];                                        \
       UNROLL_FULL for (uint q = 0; q < per; q++) {                                      \
         uint rep = COSET_REP(t + q * active, lo, (r), low);                             \
         UNROLL_FULL for (uint x = 0; x < slots; x++) {                                  \
           bool upper = flip && (x >> ((r) - 1));                                        \
-          uint a = PAD((upper ? rep ^ low : rep) | (x << lo));                          \
-          addr[q * slots + x] = a;                                                      \
-          K[q * slots + x] = lk[a];                                                     \
-          if (HAS_VALUES) V[q * slots + x] = lv[a];                                     \
+          addr[q * slots + x] = PAD((upper ? rep ^ low : rep) | (x << lo));             \
+          REGS_FROM_TILE(q * slots + x, addr[q * slots + x]);                           \
         }                                                                               \
       }                                                                                 \
-      UNROLL_FULL for (uint q = 0; q < per; q++) ROUND_STEPS(K, V, q * slots, (r), 1u, flip); \
-      UNROLL_FULL for (uint i = 0; i < BT_ITEMS; i++) {                                 \
-        lk[addr[i]] = K[i];                                                             \
-        if (HAS_VALUES) lv[addr[i]] = V[i];                                             \
-      }                                                                                 \
+      UNROLL_FULL for (uint q = 0; q < per; q++)                                        \
+        ROUND_STEPS(K, V, I, q * slots, (r), 1u, flip);                                 \
+      UNROLL_FULL for (uint j = 0; j < BT_ITEMS; j++) REGS_TO_TILE(j, addr[j]);         \
     }                                                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                       \
   }
@@ -269,18 +298,18 @@ TILE_ROUND(3)
 TILE_ROUND(4)
 #endif
 
-inline void tile_round(local KEY_T *lk, local VALUE_T *lv, uint size, uint lo, uint r, int flip) {
+inline void tile_round(local tile_mem *m, uint size, uint lo, uint r, int flip) {
   switch (r) {
 #if BT_LOG_ITEMS >= 4
-    case 4: tile_round4(lk, lv, size, lo, flip); break;
+    case 4: tile_round4(m, size, lo, flip); break;
 #endif
 #if BT_LOG_ITEMS >= 3
-    case 3: tile_round3(lk, lv, size, lo, flip); break;
+    case 3: tile_round3(m, size, lo, flip); break;
 #endif
 #if BT_LOG_ITEMS >= 2
-    case 2: tile_round2(lk, lv, size, lo, flip); break;
+    case 2: tile_round2(m, size, lo, flip); break;
 #endif
-    default: tile_round1(lk, lv, size, lo, flip); break;
+    default: tile_round1(m, size, lo, flip); break;
   }
 }
 
@@ -288,21 +317,21 @@ inline void tile_round(local KEY_T *lk, local VALUE_T *lv, uint size, uint lo, u
  * BT_LOG_ITEMS bits; the first round takes the remainder so that the last
  * one is the conflict-free blocked layout. With `flip` it is a full merge
  * stage of sorted halves; without, the local tail of a global merge. */
-inline void tile_merge(local KEY_T *lk, local VALUE_T *lv, uint size, uint s, int flip) {
+inline void tile_merge(local tile_mem *m, uint size, uint s, int flip) {
   uint r = s % BT_LOG_ITEMS;
   if (r == 0) r = BT_LOG_ITEMS;
   uint lo = s - r;
-  tile_round(lk, lv, size, lo, r, flip);
+  tile_round(m, size, lo, r, flip);
   while (lo > 0) {
     lo -= BT_LOG_ITEMS;
-    tile_round(lk, lv, size, lo, BT_LOG_ITEMS, 0);
+    tile_round(m, size, lo, BT_LOG_ITEMS, 0);
   }
 }
 
 /* Sorts the tile's first `size` elements (a power of two >= BT_ITEMS). */
-inline void tile_sort(local KEY_T *lk, local VALUE_T *lv, uint size) {
-  tile_sort_runs(lk, lv, size);
-  for (uint s = BT_LOG_ITEMS + 1; (1u << s) <= size; s++) tile_merge(lk, lv, size, s, 1);
+inline void tile_sort(local tile_mem *m, uint size) {
+  tile_sort_runs(m, size);
+  for (uint s = BT_LOG_ITEMS + 1; (1u << s) <= size; s++) tile_merge(m, size, s, 1);
 }
 
 /* The power of two a tile of len elements sorts over: at least one run. */
@@ -317,29 +346,13 @@ inline uint sort_size(uint len) {
 TILE_KERNEL void bitonic_sort_tiles(const global KEY_T *keys_in, global KEY_T *keys_out,
                                     const global VALUE_T *vals_in, global VALUE_T *vals_out,
                                     ulong n, int kind, int desc, int make_index) {
-  local KEY_T lk[PADDED(BT_TILE)];
-  local VALUE_T lv[LV_SIZE];
+  local tile_mem m;
   ulong begin = (ulong)get_group_id(0) * BT_TILE;
   uint len = (uint)min((ulong)BT_TILE, n - begin), size = sort_size(len);
-  tile_load(lk, lv, keys_in, vals_in, begin, len, size, kind, desc, make_index);
+  tile_load(&m, keys_in, vals_in, begin, len, size, kind, desc, make_index);
   barrier(CLK_LOCAL_MEM_FENCE);
-  tile_sort(lk, lv, size);
-  tile_store(lk, lv, keys_out, vals_out, begin, len, kind, desc);
-}
-
-/* The steps of a global merge stage whose stride is below the tile: each
- * tile is a bitonic half-cleaner input that no longer needs its
- * neighbours. */
-TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, ulong n, int kind,
-                                     int desc) {
-  local KEY_T lk[PADDED(BT_TILE)];
-  local VALUE_T lv[LV_SIZE];
-  ulong begin = (ulong)get_group_id(0) * BT_TILE;
-  uint len = (uint)min((ulong)BT_TILE, n - begin);
-  tile_load(lk, lv, keys, vals, begin, len, BT_TILE, kind, desc, 0);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  tile_merge(lk, lv, BT_TILE, BT_LOG_ITEMS + (31 - clz((uint)BT_WG)), 0);
-  tile_store(lk, lv, keys, vals, begin, len, kind, desc);
+  tile_sort(&m, size);
+  tile_store(&m, keys_out, vals_out, begin, len, kind, desc);
 }
 
 /* The segmented small sort: group g sorts [segments[2g], segments[2g+1])
@@ -347,16 +360,30 @@ TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, u
  * the power of two its length needs, so small segments cost less. */
 TILE_KERNEL void bitonic_sort_segments(global KEY_T *keys, global VALUE_T *vals,
                                        const global ulong *segments, int kind, int desc) {
-  local KEY_T lk[PADDED(BT_TILE)];
-  local VALUE_T lv[LV_SIZE];
+  local tile_mem m;
   size_t g = get_group_id(0);
   ulong begin = segments[2 * g], end = segments[2 * g + 1];
   if (end <= begin + 1) return; /* the whole group leaves: nothing to sort */
   uint len = (uint)(end - begin), size = sort_size(len);
-  tile_load(lk, lv, keys, vals, begin, len, size, kind, desc, 0);
+  tile_load(&m, keys, vals, begin, len, size, kind, desc, 0);
   barrier(CLK_LOCAL_MEM_FENCE);
-  tile_sort(lk, lv, size);
-  tile_store(lk, lv, keys, vals, begin, len, kind, desc);
+  tile_sort(&m, size);
+  tile_store(&m, keys, vals, begin, len, kind, desc);
+}
+
+#if !BT_STABLE
+/* The steps of a global merge stage whose stride is below the tile: each
+ * tile is a bitonic half-cleaner input that no longer needs its
+ * neighbours. */
+TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, ulong n, int kind,
+                                     int desc) {
+  local tile_mem m;
+  ulong begin = (ulong)get_group_id(0) * BT_TILE;
+  uint len = (uint)min((ulong)BT_TILE, n - begin);
+  tile_load(&m, keys, vals, begin, len, BT_TILE, kind, desc, 0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  tile_merge(&m, BT_TILE, BT_LOG_ITEMS + (31 - clz((uint)BT_WG)), 0);
+  tile_store(&m, keys, vals, begin, len, kind, desc);
 }
 
 /* ---------------------------------------------------------- global steps */
@@ -393,11 +420,14 @@ inline void vector_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
 #endif
     }
   }
+  /* Register indices must be compile-time constants, or the arrays leave
+   * registers: `rev` picks between values, never between indices. */
+  UNROLL_FULL for (uint l = 0; l < BT_V; l++)
+    kk[l] = e + l < n ? key_to_bits(kk[l], kind, desc) : KEY_MAX;
   UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
-    uint to = at + (rev ? BT_V - 1 - l : l);
-    K[to] = e + l < n ? key_to_bits(kk[l], kind, desc) : KEY_MAX;
+    K[at + l] = rev ? kk[BT_V - 1 - l] : kk[l];
 #if HAS_VALUES
-    V[to] = vv[l];
+    V[at + l] = rev ? vv[BT_V - 1 - l] : vv[l];
 #endif
   }
 }
@@ -408,10 +438,9 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
   KEY_T kk[BT_V];
   VALUE_T vv[BT_V];
   UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
-    uint from = at + (rev ? BT_V - 1 - l : l);
-    kk[l] = bits_to_key(K[from], kind, desc);
+    kk[l] = bits_to_key(rev ? K[at + BT_V - 1 - l] : K[at + l], kind, desc);
 #if HAS_VALUES
-    vv[l] = V[from];
+    vv[l] = rev ? V[at + BT_V - 1 - l] : V[at + l];
 #endif
   }
   if (e + BT_V <= n) {
@@ -459,7 +488,7 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
           vector_load(K, V, (q * slots + x) * BT_V, keys, vals,                           \
                       (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
         }                                                                                 \
-        ROUND_STEPS(K, V, q * slots * BT_V, (r), BT_V, flip);                             \
+        ROUND_STEPS(K, V, K, q * slots * BT_V, (r), BT_V, flip);                          \
         UNROLL_FULL for (uint x = 0; x < slots; x++) {                                    \
           bool upper = flip && (x >> ((r) - 1));                                          \
           vector_store(K, V, (q * slots + x) * BT_V, keys, vals,                          \
@@ -496,3 +525,4 @@ GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulon
     default: global_round1(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
   }
 }
+#endif /* !BT_STABLE */

@@ -1,11 +1,12 @@
 /* bitonic.c: the bitonic sort for any n. One launch sorts every tile in
  * local memory; each later merge stage runs its strides of a tile and more
  * as global launches that fuse several steps in registers, and its
- * strides below a tile as one local-memory launch. 2^24 keys take 33
- * launches on an H100 (tile 8192, 4 steps fused), not 300. */
+ * strides below a tile as one local-memory launch. 2^24 u32 keys take 38
+ * launches on an H100 (tile 8192, 3 steps fused), not 300. */
 #include "sorts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *const bitonic_files[] = {"common.cl", "keys.cl", "bitonic.cl", NULL};
 static const clsort__program_spec bitonic_spec = {"bitonic", bitonic_files};
@@ -27,9 +28,10 @@ static size_t pow2_floor(size_t x) {
 }
 
 clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_t key_size,
-                                                size_t value_size) {
+                                                size_t value_size, bool stable) {
   clsort__bitonic_shape s;
-  size_t element = key_size + value_size;
+  /* A stable tile carries each element's 4-byte position too. */
+  size_t element = key_size + value_size + (stable ? 4 : 0);
   s.log_items = 4;
   if (ctx->tuning.bitonic_wg) {
     s.wg = ctx->tuning.bitonic_wg;
@@ -44,25 +46,36 @@ clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_
   }
   while (s.wg > ctx->max_wg_size && s.wg > 1) s.wg /= 2;
   s.tile = (size_t)s.wg << s.log_items;
-  /* Registers per work-item of a global launch: 2^log_global vectors of
-   * 16 bytes of keys and their values, at most 256 bytes. */
+  /* Steps fused per global launch: each work-item holds 2^log_global
+   * vectors of 16 bytes of keys and their values. Measured on an H200
+   * (2^24 u32, CLSORT_BITONIC sweep): keys 2.09 ms at 3 steps and 128
+   * work-items, 2.69 ms at 4 (238 registers, one group per SM); pairs
+   * 4.42 ms at 4, 4.92 at 3. */
   size_t vector_bytes = 16 + 16 / key_size * value_size;
-  s.log_global = 1;
-  while (s.log_global < 4 && (vector_bytes << (s.log_global + 1)) <= 256) s.log_global++;
-  s.global_wg = ctx->is_cpu ? 64 : 256;
+  s.log_global = vector_bytes > 16 && vector_bytes <= 32 ? 4 : 3;
+  s.global_wg = ctx->is_cpu ? 64 : 128;
+  /* CLSORT_BITONIC=FUSED[:GLOBAL_WG] overrides the global launches' shape;
+   * bench/ uses it to measure alternatives. */
+  const char *override = getenv("CLSORT_BITONIC");
+  unsigned fused = 0, global_wg = 0;
+  if (override && sscanf(override, "%u:%u", &fused, &global_wg) >= 1 && fused >= 1 && fused <= 4) {
+    s.log_global = fused;
+    if (global_wg && (global_wg & (global_wg - 1)) == 0 && global_wg <= ctx->max_wg_size)
+      s.global_wg = global_wg;
+  }
   return s;
 }
 
 clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job *job,
                                      clsort__bitonic_kernel_id which, cl_kernel *out) {
   size_t key_size = clsort_type_size(job->type);
-  clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size);
-  char options[256];
+  clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size, job->stable);
+  char options[288];
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DBT_WG=%u -DBT_LOG_ITEMS=%u "
-           "-DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u",
+           "-DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u -DBT_STABLE=%d",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", s.wg, s.log_items, s.log_global, s.global_wg);
+           job->value_size == 8 ? "ulong" : "uint", s.wg, s.log_items, s.log_global, s.global_wg, job->stable ? 1 : 0);
   return clsort__get_kernel(ctx, &bitonic_spec, options, kernel_names[which], out);
 }
 
@@ -88,7 +101,7 @@ static clsort_status launch_global(clsort_context *ctx, cl_kernel k, const clsor
 clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type);
   if (n == 0) return CLSORT_SUCCESS;
-  clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size);
+  clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size, false);
   cl_kernel sort_tiles, merge_tiles, global;
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_SORT_TILES, &sort_tiles));
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_TILES, &merge_tiles));

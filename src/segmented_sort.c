@@ -12,7 +12,7 @@ clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job 
                                     cl_mem segments, size_t count) {
   if (count == 0 || job->n == 0) return CLSORT_SUCCESS;
   clsort__bitonic_shape s =
-      clsort__bitonic_shape_for(ctx, clsort_type_size(job->type), job->value_size);
+      clsort__bitonic_shape_for(ctx, clsort_type_size(job->type), job->value_size, job->stable);
   cl_kernel k;
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_SORT_SEGMENTS, &k));
   cl_mem vals = job->value_size ? job->vals_in : job->keys_in;
@@ -22,7 +22,14 @@ clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job 
 }
 
 size_t clsort__test_segment_capacity(clsort_context *ctx, clsort_type type, size_t value_size) {
-  return clsort__bitonic_shape_for(ctx, clsort_type_size(type), value_size).tile;
+  return clsort__test_segment_capacity_flags(ctx, type, value_size, 0);
+}
+
+size_t clsort__test_segment_capacity_flags(clsort_context *ctx, clsort_type type,
+                                           size_t value_size, unsigned flags) {
+  return clsort__bitonic_shape_for(ctx, clsort_type_size(type), value_size,
+                                   (flags & CLSORT_STABLE) != 0)
+      .tile;
 }
 
 /* The hook's checks: what the library's callers guarantee by
@@ -48,8 +55,8 @@ clsort_status clsort__test_sort_segments(clsort_context *ctx, clsort_type type, 
   FORWARD_IF_ERROR(clsort__check_type(ctx, type));
   RETURN_IF(value_size != 0 && value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
             "value_size %zu is not 0, 4 or 8", value_size);
-  RETURN_IF(flags & ~CLSORT_DESCENDING, CLSORT_ERROR_INVALID_ARGUMENT, "flags 0x%x", flags);
-  size_t capacity = clsort__test_segment_capacity(ctx, type, value_size);
+  RETURN_IF(flags & ~CLSORT_FLAGS_ALL_, CLSORT_ERROR_INVALID_ARGUMENT, "flags 0x%x", flags);
+  size_t capacity = clsort__test_segment_capacity_flags(ctx, type, value_size, flags);
   FORWARD_IF_ERROR(check_segments(begins, ends, num_segments, n, capacity));
   if (n == 0 || num_segments == 0) return CLSORT_SUCCESS;
 
@@ -65,6 +72,7 @@ clsort_status clsort__test_sort_segments(clsort_context *ctx, clsort_type type, 
   job.type = type;
   job.n = n;
   job.descending = (flags & CLSORT_DESCENDING) != 0;
+  job.stable = (flags & CLSORT_STABLE) != 0;
   job.value_size = value_size;
   cl_mem table_buf = NULL;
   clsort_status st = clsort__scratch(ctx, SLOT_HOST_IN, key_bytes, &job.keys_in);

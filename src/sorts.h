@@ -19,6 +19,7 @@ typedef struct clsort__sort_job {
   cl_mem vals_in, vals_out;
   size_t value_size;
   bool make_index;
+  bool stable; /* the segmented small sort: ties keep their input order */
 } clsort__sort_job;
 
 clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job);
@@ -28,14 +29,14 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
 clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job);
 
 /* The bitonic launch shape for keys of key_size bytes with values of
- * value_size bytes (0: none): the tile kernels' work-group and elements per
- * work-item, and the global steps fused per launch. */
+ * value_size bytes (0: none), stable or not: the tile kernels' work-group
+ * and elements per work-item, and the global steps fused per launch. */
 typedef struct clsort__bitonic_shape {
   unsigned wg, log_items, log_global, global_wg;
   size_t tile; /* wg << log_items: the largest segment of the small sort */
 } clsort__bitonic_shape;
 clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_t key_size,
-                                                size_t value_size);
+                                                size_t value_size, bool stable);
 
 /* One kernel of the bitonic program for the job's key type and values. */
 typedef enum clsort__bitonic_kernel_id {
@@ -54,7 +55,8 @@ int clsort__key_kind(clsort_type type);
  * in place in job->keys_in (and job->vals_in), the `count` segments whose
  * [begin, end) pairs `segments` holds as cl_ulongs. Each segment is at
  * most clsort__bitonic_shape_for(...).tile long; segments do not overlap.
- * job->n is the buffers' length. */
+ * job->n is the buffers' length; with job->stable, equal keys keep their
+ * order (at half the tile for 4-byte keys). */
 clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job *job,
                                     cl_mem segments, size_t count);
 
