@@ -110,6 +110,13 @@ typedef enum clsort_algorithm {
    * similar size reuse it): n keys (keys only); n keys + n values (pairs);
    * 2n keys + n indices (argsort); plus digit tables of a few MB at most. */
   CLSORT_RADIX = 1,
+  /* Bitonic sort, any n (no padding is ever visible). Not stable: with
+   * CLSORT_STABLE it returns CLSORT_ERROR_UNSUPPORTED (ties broken on the
+   * input index would double the data every step moves). Compares whole
+   * keys: a bit range other than the full key is unsupported too. Sorts in
+   * place after one copy; scratch: n keys for argsort only. Cost grows as
+   * n log^2 n: it pays for small inputs, radix wins from a few thousand
+   * keys on GPUs. */
   CLSORT_BITONIC = 2,
   CLSORT_SAMPLE = 3,
   CLSORT_MERGE = 4,

@@ -49,6 +49,12 @@ static clsort_status dispatch(clsort_context *ctx, const clsort_options *o,
       return clsort__radix_sort(ctx, job);
     case CLSORT_BITONIC:
       return clsort__bitonic_sort(ctx, job);
+    case CLSORT_SAMPLE:
+      return clsort__sample_sort(ctx, job);
+    case CLSORT_MERGE:
+      return clsort__merge_sort(ctx, job);
+    case CLSORT_QUICK:
+      return clsort__quick_sort(ctx, job);
     default:
       return FAIL(CLSORT_ERROR_UNSUPPORTED, "the %s sort is not available in this build",
                   algorithm_name(o->algorithm));
@@ -66,16 +72,14 @@ static clsort__sort_job make_job(clsort_type type, size_t n, const clsort_option
   return job;
 }
 
-/* Algorithms not in this build, and what an algorithm cannot honour, fail
- * before any data moves. The comparison sorts compare whole keys and are
- * not stable (ties on the input index would double the data they move). */
+/* What an algorithm cannot honour fails before any data moves. The
+ * comparison sorts compare whole keys; of them only the merge sort is
+ * stable (ties on the input index would double the data the others move). */
 static clsort_status check_available(clsort_type type, const clsort_options *o) {
   bool radix = o->algorithm == CLSORT_AUTO || o->algorithm == CLSORT_RADIX;
-  RETURN_IF(!radix && o->algorithm != CLSORT_BITONIC, CLSORT_ERROR_UNSUPPORTED,
-            "the %s sort is not available in this build", algorithm_name(o->algorithm));
   if (radix) return CLSORT_SUCCESS;
-  RETURN_IF(o->flags & CLSORT_STABLE, CLSORT_ERROR_UNSUPPORTED,
-            "the %s sort is not stable; CLSORT_STABLE needs CLSORT_RADIX or CLSORT_AUTO",
+  RETURN_IF((o->flags & CLSORT_STABLE) && o->algorithm != CLSORT_MERGE, CLSORT_ERROR_UNSUPPORTED,
+            "the %s sort is not stable; CLSORT_STABLE needs CLSORT_RADIX, CLSORT_MERGE or CLSORT_AUTO",
             algorithm_name(o->algorithm));
   unsigned bits = (unsigned)clsort_type_size(type) * 8;
   RETURN_IF(o->begin_bit != 0 || (o->end_bit != 0 && o->end_bit != bits),

@@ -24,6 +24,12 @@ typedef struct clsort__sort_job {
 
 clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job);
 
+/* The comparison sorts built on the bitonic tile: sample sort (seed 004),
+ * merge sort (merge path; stable) and quicksort. Each in its own file. */
+clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job);
+clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job);
+clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *job);
+
 /* The bitonic sort (bitonic.c): in place on keys_out/vals_out after the
  * first launch reads keys_in/vals_in. Not stable. */
 clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job);

@@ -1,0 +1,1 @@
+/* merge.cl: the merge sort kernels (not written yet). */

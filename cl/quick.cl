@@ -1,0 +1,1 @@
+/* quick.cl: the quicksort kernels (not written yet). */

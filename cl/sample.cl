@@ -1,0 +1,1 @@
+/* sample.cl: the sample sort kernels (not written yet). */

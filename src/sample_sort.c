@@ -1,0 +1,8 @@
+/* sample_sort.c: the sample sort. Not built yet: it says so. */
+#include "sorts.h"
+
+clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job) {
+  (void)ctx;
+  (void)job;
+  return FAIL(CLSORT_ERROR_UNSUPPORTED, "the sample sort is not available in this build");
+}
