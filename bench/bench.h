@@ -76,6 +76,7 @@ typedef struct bench_config {
   const char *json_path;
   int quiet;
   int quick;
+  const char *experiment; /* --experiment's name, or NULL */
 } bench_config;
 
 /* ---------------------------------------------------------------- state */
@@ -118,7 +119,7 @@ typedef clsort_status (*run_fn)(bench_state *s, void *user, sample *out, int *di
 
 /* Warm-up runs, then cfg->runs timed runs (fewer, but at least 3, once a
  * case has used cfg->max_case_seconds). Fills the timing fields of rec:
- * runs, warmup, median/min/max, wall median, first call. */
+ * runs, warmup, median/min/max/mean, wall median, first call. */
 clsort_status measure(bench_state *s, run_fn fn, void *user, bench_record *rec);
 
 /* A record for this run and device with the case's identity filled in. */

@@ -145,6 +145,7 @@ bool bench_sort(compute::context &ctx, compute::command_queue &queue, gen_dist d
     r.median_ms = d.median;
     r.min_ms = d.min;
     r.max_ms = d.max;
+    r.mean_ms = d.mean;
     r.wall_median_ms = w.median;
     record_set_throughput(&r, 0.0);
     if (opt.verify) {

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "gen.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,6 +23,14 @@ static const char usage[] =
     "                       $CLSORT_DEVICE, else the library's default)\n"
     "  --quick              the short demo: scan and compact of 2^20 and 2^24 u32,\n"
     "                       radix sort of 2^20 u32 keys, host baselines\n"
+    "  --experiment E       a published experiment, as docs/PERFORMANCE.md compares\n"
+    "                       (bench/seed_tables.py prints the tables): u32 keys, every\n"
+    "                       algorithm and every peer built, 10 runs, no primitives;\n"
+    "                       the options after it still apply (--sort-sizes, --runs):\n"
+    "                       seed000  Sinha 2010: 512, 10000 and 4194304 keys;\n"
+    "                                uniform, gaussian, bucket, sorted, zero\n"
+    "                       seed004  Munavalli 2012: 10M to 100M keys (decimal, step\n"
+    "                                10M); uniform, gaussian, poisson, descending\n"
     "  --sizes LIST         primitive sizes: 10-28 (exponents), 16-28:2, 20,24,\n"
     "                       2^20, 1000, 3M (default 10-28; cases that do not fit\n"
     "                       the device are skipped)\n"
@@ -228,13 +237,74 @@ static void set_defaults(bench_config *cfg, int quick) {
   cfg->quick = quick;
 }
 
+/* The experiments of the papers in docs/PERFORMANCE.md, "The seeds'
+ * experiments": their sizes and distributions, with 32-bit keys. */
+typedef struct experiment {
+  const char *name;
+  const char *sizes;
+  unsigned distributions;
+} experiment;
+
+#define DIST_BIT(d) (1u << (d))
+static const experiment experiments[] = {
+    /* Sinha, "Sorting on CUDA" (2010): quicksort at 512 and 10,000 keys,
+     * bitonic at 512 and 4,194,304, radix at 512. */
+    {"seed000", "512,10000,4194304",
+     DIST_BIT(DIST_UNIFORM) | DIST_BIT(DIST_GAUSSIAN) | DIST_BIT(DIST_BUCKET) |
+         DIST_BIT(DIST_SORTED) | DIST_BIT(DIST_ZERO)},
+    /* Munavalli, "Efficient Algorithms for Sorting on GPUs" (2012): sample
+     * sort and Fine Sample Sort on a GTX 480, 10 runs per size. */
+    {"seed004",
+     "10000000,20000000,30000000,40000000,50000000,60000000,70000000,80000000,90000000,"
+     "100000000",
+     DIST_BIT(DIST_UNIFORM) | DIST_BIT(DIST_GAUSSIAN) | DIST_BIT(DIST_POISSON) |
+         DIST_BIT(DIST_DESCENDING)},
+};
+
+/* Sets the experiment's defaults over set_defaults'; returns 0 for an
+ * unknown name. */
+static int set_experiment(bench_config *cfg, const char *name) {
+  for (size_t i = 0; i < sizeof experiments / sizeof experiments[0]; i++) {
+    const experiment *e = &experiments[i];
+    if (strcmp(name, e->name) != 0) continue;
+    char err[128];
+    parse_sizes(e->sizes, cfg->sort_sizes, PARSE_MAX_SIZES, &cfg->num_sort_sizes, err, sizeof err);
+    cfg->sort_sizes_given = 1;
+    cfg->num_sizes = 0;
+    cfg->primitives = 0;
+    cfg->types = 1u << KT_U32;
+    cfg->data = DATA_KEYS;
+    cfg->distributions = e->distributions;
+    /* Every algorithm this build has (the others are skipped as
+     * unsupported), and every peer that was built. */
+    cfg->algorithms = ((1u << ALGO_COUNT) - 1) & ~(1u << CLSORT_AUTO);
+    cfg->peers = (1u << PEER_COUNT_) - 1;
+    cfg->runs = 10;
+    cfg->experiment = e->name;
+    return 1;
+  }
+  return 0;
+}
+
 /* Returns EXIT_OK, or EXIT_USAGE after printing why. */
 static int parse_options(int argc, char **argv, bench_config *cfg) {
   int quick = 0;
+  const char *experiment = NULL;
+  /* The presets first, so that every other option refines them. */
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--quick") == 0) quick = 1;
+    const char *v = NULL;
+    int r;
+    if (strcmp(argv[i], "--quick") == 0) {
+      quick = 1;
+    } else if ((r = cli_value("bench", argc, argv, &i, "--experiment", &v)) != 0) {
+      if (r < 0) return EXIT_USAGE;
+      experiment = v;
+    }
   }
+  if (quick && experiment) return cli_usage_error("bench", "--quick and --experiment exclude each other");
   set_defaults(cfg, quick);
+  if (experiment && !set_experiment(cfg, experiment))
+    return cli_usage_error("bench", "unknown experiment '%s' (seed000 or seed004)", experiment);
   for (int i = 1; i < argc; i++) {
     const char *v = NULL, *arg = argv[i];
     int r;
@@ -243,6 +313,8 @@ static int parse_options(int argc, char **argv, bench_config *cfg) {
 #define VALUE(name) ((r = cli_value("bench", argc, argv, &i, (name), &v)) != 0)
     if (strcmp(arg, "--quick") == 0) {
       continue;
+    } else if (VALUE("--experiment")) {
+      continue; /* applied above */
     } else if (strcmp(arg, "--no-verify") == 0) {
       cfg->verify = 0;
     } else if (strcmp(arg, "--descending") == 0) {
@@ -414,7 +486,7 @@ int cmd_bench(int argc, char **argv) {
   if (cfg.json_path) {
     s.json = fopen(cfg.json_path, "w");
     if (!s.json) {
-      fprintf(stderr, "clsort bench: cannot write %s\n", cfg.json_path);
+      fprintf(stderr, "clsort bench: cannot write %s: %s\n", cfg.json_path, strerror(errno));
       return EXIT_FAILED;
     }
   }
@@ -437,6 +509,10 @@ int cmd_bench(int argc, char **argv) {
          (double)s.global_mem / 1048576.0, (double)s.max_alloc / 1048576.0);
   printf("# %u runs after %u warm-up; device times from profiling events; seed %llu%s\n", cfg.runs,
          cfg.warmup, (unsigned long long)cfg.seed, cfg.verify ? "" : "; outputs NOT verified");
+  if (cfg.experiment)
+    printf("# experiment %s: 'bench/seed_tables.py %s LABEL=FILE.jsonl' puts it beside the "
+           "published figures\n",
+           cfg.experiment, cfg.experiment);
   report_header();
 
   bench_primitives(&s);

@@ -4,6 +4,7 @@
 #include "bench.h"
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,8 @@ static const char usage[] =
     "--key keeps only the GPU peers and the rows that have a target; --sizes\n"
     "keeps only those sizes (same syntax as clsort bench).\n"
     "\n"
-    "Exit status: 0, or 1 when a target was missed or a file could not be read.\n";
+    "Exit status: 0, or 1 when a target was missed or a file could not be read\n"
+    "(then nothing is printed).\n";
 
 int cmd_report(int argc, char **argv) {
   const char *peer = NULL;
@@ -60,7 +62,7 @@ int cmd_report(int argc, char **argv) {
     if (argv[i][0] == '-' && argv[i][1] != '\0') continue;
     FILE *in = strcmp(argv[i], "-") == 0 ? stdin : fopen(argv[i], "r");
     if (!in) {
-      fprintf(stderr, "clsort report: cannot read %s\n", argv[i]);
+      fprintf(stderr, "clsort report: cannot read %s: %s\n", argv[i], strerror(errno));
       rc = EXIT_FAILED;
       continue;
     }
@@ -82,6 +84,11 @@ int cmd_report(int argc, char **argv) {
     }
     free(line);
     if (in != stdin) fclose(in);
+  }
+  /* A summary of part of the files would pass for the whole. */
+  if (rc != EXIT_OK) {
+    free(records);
+    return rc;
   }
   unsigned rows = 0;
   unsigned missed = report_summary(stdout, records, count, peer, key_only, &rows);

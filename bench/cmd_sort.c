@@ -170,6 +170,10 @@ int cmd_sort(int argc, char **argv) {
       goto fail_msg;
     }
   }
+  /* The temporary outputs come next, so that a read-only or missing
+   * directory fails at once rather than after the sort. */
+  if (!atomic_open(&kf, a.out, err, sizeof err)) goto fail_msg;
+  if (a.values && !atomic_open(&vf, values_out, err, sizeof err)) goto fail_msg;
 
   clsort_status st = clsort_context_create(&ctx, a.device);
   if (st != CLSORT_SUCCESS) {
@@ -204,10 +208,8 @@ int cmd_sort(int argc, char **argv) {
   }
 
   /* Both outputs are complete on disk before either is renamed in. */
-  if (!atomic_open(&kf, a.out, err, sizeof err)) goto fail_msg;
   if (!atomic_write_all(&kf, keys, key_bytes, err, sizeof err)) goto fail_msg;
   if (values) {
-    if (!atomic_open(&vf, values_out, err, sizeof err)) goto fail_msg;
     if (!atomic_write_all(&vf, values, value_bytes, err, sizeof err)) goto fail_msg;
     if (!atomic_commit(&vf, err, sizeof err)) goto fail_msg;
   }

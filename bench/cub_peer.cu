@@ -175,6 +175,7 @@ void time_runs(bench_record &r, Call call, Restore restore) {
   r.median_ms = d.median;
   r.min_ms = d.min;
   r.max_ms = d.max;
+  r.mean_ms = d.mean;
   r.wall_median_ms = w.median;
   cudaEventDestroy(start);
   cudaEventDestroy(stop);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,11 +63,58 @@ int file_read_all(const char *path, void **data, size_t *size, char *err, size_t
   return 1;
 }
 
+/* Temporary files not yet renamed into place. A signal that ends the
+ * program removes them (unlink is async-signal-safe), so that an interrupted
+ * sort leaves nothing behind; a commit or an abort takes its file off. */
+#define PENDING_MAX 4
+static atomic_file *volatile pending[PENDING_MAX];
+
+static void remove_pending(int sig) {
+  for (int i = 0; i < PENDING_MAX; i++) {
+    atomic_file *f = pending[i];
+    if (f && f->tmp[0]) unlink(f->tmp);
+  }
+  /* SA_RESETHAND restored the default action: end the way the signal says. */
+  raise(sig);
+}
+
+static void watch_signals(void) {
+  static int installed;
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  if (installed) return;
+  installed = 1;
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction old, sa;
+    /* A signal ignored by whoever started us (nohup) stays ignored. */
+    if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = remove_pending;
+    sa.sa_flags = SA_RESETHAND;
+    sigfillset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, NULL);
+  }
+}
+
+static void set_pending(atomic_file *f, int on) {
+  for (int i = 0; i < PENDING_MAX; i++) {
+    if (on ? pending[i] == NULL : pending[i] == f) {
+      pending[i] = on ? f : NULL;
+      return;
+    }
+  }
+}
+
 int atomic_open(atomic_file *f, const char *path, char *err, size_t err_size) {
   f->fd = -1;
   f->tmp[0] = '\0';
   if (snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path) {
     snprintf(err, err_size, "path too long: %s", path);
+    return 0;
+  }
+  /* rename() would refuse it only after all the work. */
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    snprintf(err, err_size, "cannot write %s: it is a directory", path);
     return 0;
   }
   /* Same directory as the target, so that rename() never crosses file
@@ -79,12 +127,14 @@ int atomic_open(atomic_file *f, const char *path, char *err, size_t err_size) {
     f->tmp[0] = '\0';
     return 0;
   }
+  watch_signals();
   f->fd = mkstemp(f->tmp);
   if (f->fd < 0) {
     snprintf(err, err_size, "cannot create a temporary file next to %s: %s", path, strerror(errno));
     f->tmp[0] = '\0';
     return 0;
   }
+  set_pending(f, 1);
   return 1;
 }
 
@@ -120,6 +170,7 @@ int atomic_commit(atomic_file *f, char *err, size_t err_size) {
     snprintf(err, err_size, "cannot rename %s to %s: %s", f->tmp, f->path, strerror(errno));
     return 0;
   }
+  set_pending(f, 0);
   f->tmp[0] = '\0';
   return 1;
 }
@@ -128,5 +179,6 @@ void atomic_abort(atomic_file *f) {
   if (f->fd >= 0) close(f->fd);
   f->fd = -1;
   if (f->tmp[0]) unlink(f->tmp);
+  set_pending(f, 0);
   f->tmp[0] = '\0';
 }

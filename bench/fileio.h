@@ -22,7 +22,10 @@ typedef struct atomic_file {
   int fd;
 } atomic_file;
 
-/* Creates the temporary file. Returns 1, or 0 with a message. */
+/* Creates the temporary file next to `path` (refusing a `path` that is a
+ * directory). Until it is committed or aborted, SIGINT, SIGTERM, SIGHUP and
+ * SIGQUIT remove it before ending the program. Returns 1, or 0 with a
+ * message. */
 int atomic_open(atomic_file *f, const char *path, char *err, size_t err_size);
 /* Writes all bytes and syncs them to disk. Returns 1, or 0 with a message. */
 int atomic_write_all(atomic_file *f, const void *data, size_t size, char *err, size_t err_size);

@@ -59,6 +59,7 @@ clsort_status measure(bench_state *s, run_fn fn, void *user, bench_record *rec) 
   rec->median_ms = d.median;
   rec->min_ms = d.min;
   rec->max_ms = d.max;
+  rec->mean_ms = d.mean;
   rec->wall_median_ms = w.median;
 cleanup:
   free(device);

@@ -156,8 +156,12 @@ static int cub_args(const bench_state *s, arg_list *a) {
           (data & DATA_KEYS) && (data & DATA_PAIRS) ? "keys,pairs"
           : (data & DATA_PAIRS)                     ? "pairs"
                                                     : "keys");
-  size_list(buf, sizeof buf, cfg->sizes, cfg->num_sizes);
-  add_opt(a, "--sizes", buf);
+  /* No primitive sizes (an --experiment's sorts only): the peer's own
+   * default stands, unused. */
+  if (cfg->num_sizes) {
+    size_list(buf, sizeof buf, cfg->sizes, cfg->num_sizes);
+    add_opt(a, "--sizes", buf);
+  }
   snprintf(buf, sizeof buf, "%g", cfg->keep);
   add_opt(a, "--keep", buf);
   if (cfg->descending) add_arg(a, "--descending");
@@ -268,6 +272,12 @@ int bench_subprocess_peers(bench_state *s) {
                 p == PEER_CUB ? "CLSORT_CUB_PEER" : "CLSORT_BOOST_PEER");
         ok = 0;
       }
+      continue;
+    }
+    /* CUB measures a CUDA GPU: beside another device it compares nothing,
+     * and without one it cannot start. Asked for by name, it still runs. */
+    if (p == PEER_CUB && !(cfg->peers_required & (1u << p)) && !strstr(s->device_name, "NVIDIA")) {
+      fprintf(stderr, "note: cub: skipped, the device is not an NVIDIA GPU\n");
       continue;
     }
     arg_list a;

@@ -10,6 +10,7 @@
 
 void record_init(bench_record *r) {
   memset(r, 0, sizeof *r);
+  r->mean_ms = -1.0;
   r->wall_median_ms = -1.0;
   r->first_ms = -1.0;
   r->ratio = -1.0;
@@ -78,6 +79,7 @@ void record_write_json(FILE *out, const bench_record *r) {
     put_number(out, "median_ms", r->median_ms, &first);
     put_number(out, "min_ms", r->min_ms, &first);
     put_number(out, "max_ms", r->max_ms, &first);
+    if (r->mean_ms >= 0.0) put_number(out, "mean_ms", r->mean_ms, &first);
     if (r->wall_median_ms >= 0.0) put_number(out, "wall_median_ms", r->wall_median_ms, &first);
     if (r->first_ms >= 0.0) put_number(out, "first_ms", r->first_ms, &first);
     put_number(out, "mkeys_per_s", r->mkeys_per_s, &first);
@@ -180,6 +182,7 @@ static void assign(bench_record *r, const char *key, value_kind kind, const char
   NUM_FIELD(median_ms, double)
   NUM_FIELD(min_ms, double)
   NUM_FIELD(max_ms, double)
+  NUM_FIELD(mean_ms, double)
   NUM_FIELD(wall_median_ms, double)
   NUM_FIELD(first_ms, double)
   NUM_FIELD(mkeys_per_s, double)

@@ -32,6 +32,7 @@ typedef struct bench_record {
   uint64_t n;
   unsigned runs, warmup;
   double median_ms, min_ms, max_ms;
+  double mean_ms;        /* < 0: absent (records of older runs) */
   double wall_median_ms; /* < 0: absent */
   double first_ms;       /* first call including program builds; < 0: absent */
   double mkeys_per_s, gb_per_s;

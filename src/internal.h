@@ -70,6 +70,10 @@ typedef enum clsort__slot {
   SLOT_SORT_KEYS,    /* double buffers of the sorts */
   SLOT_SORT_KEYS2,
   SLOT_SORT_VALUES,
+  SLOT_SORT_VALUES2,
+  SLOT_SORT_AUX1,    /* per-algorithm tables: splitters, bucket counts, */
+  SLOT_SORT_AUX2,    /* merge-path splits, segment lists, ... */
+  SLOT_SORT_AUX3,
   SLOT_COUNT_
 } clsort__slot;
 
