@@ -189,119 +189,200 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
     barrier(CLK_LOCAL_MEM_FENCE);                                              \
   } while (0)
 
-/* Pass step 3. For each tile of its chunk, the group sorts the keys by
- * digit in local memory with two stable 4-bit ranks (wg_rank.cl), then
- * writes each digit's run to base[d] + (position - start of the run); a
- * value is read from its key's original position as the key is written.
- * Work-group: WG_SIZE. Local: RADIX_TILE keys (and ushort positions) plus
- * the rank counters.
- * Loop invariant: base[d] = where this chunk's next key with digit d goes.
- * Positions past the chunk's end hold all-ones bits, so they rank after
- * every real key and are never written. */
+/* The local memory a tile pass uses. */
+typedef struct radix_tile_mem {
+  KEY_T exch[PADDED(RADIX_TILE)];
+#if HAS_VALUES
+  /* Values do not travel through local memory: each key carries its
+   * position in the tile, and the value is read from there at the end. */
+  ushort origin[PADDED(RADIX_TILE)];
+#endif
+  uint counters[RANK_LOCAL_WORDS];
+  uint scan_tmp[WG_SIZE];
+  OFFSET_T base[RADIX_BINS];
+  uint tile_count[RADIX_BINS];
+  uint run_start[RADIX_BINS];
+} radix_tile_mem;
+
+/* Sorts the tile [t0, t0 + len) by digit in local memory with two stable
+ * 4-bit ranks (wg_rank.cl). On return (after a barrier) m->exch (and
+ * m->origin) hold the tile in digit order, m->tile_count[d] the tile's
+ * count of digit d and m->run_start[d] where digit d's run starts.
+ * Positions past len hold all-ones bits, so they rank after every real key
+ * and are never written. */
+inline void radix_rank_tile(local radix_tile_mem *m, __global const KEY_T *keys_in, ulong t0,
+                            uint len, uint shift, uint width, int first, int kind, int desc) {
+  uint lid = get_local_id(0);
+  for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) m->tile_count[d] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  KEY_T key[RADIX_ITEMS];
+#if HAS_VALUES
+  ushort pos[RADIX_ITEMS];
+#endif
+  uint digit[RADIX_ITEMS], rank[RADIX_ITEMS];
+  uint first_pos = lid * RADIX_ITEMS;
+  if (first_pos + RADIX_ITEMS <= len) {
+    /* A full run: 16-byte loads. */
+    __global const KEY4 *k4 = (__global const KEY4 *)(keys_in + t0 + first_pos);
+UNROLL
+    for (uint j = 0; j < RADIX_ITEMS / 4; j++) {
+      KEY4 q = k4[j];
+      key[4 * j] = q.x;
+      key[4 * j + 1] = q.y;
+      key[4 * j + 2] = q.z;
+      key[4 * j + 3] = q.w;
+    }
+UNROLL
+    for (uint i = 0; i < RADIX_ITEMS; i++)
+      key[i] = first ? key_to_bits(key[i], kind, desc) : key[i];
+  } else {
+UNROLL
+    for (uint i = 0; i < RADIX_ITEMS; i++) {
+      uint pos = first_pos + i;
+      key[i] = pos < len ? load_bits(keys_in, t0 + pos, first, kind, desc) : ~(KEY_T)0;
+    }
+  }
+UNROLL
+  for (uint i = 0; i < RADIX_ITEMS; i++) {
+#if HAS_VALUES
+    pos[i] = (ushort)(first_pos + i);
+#endif
+    if (first_pos + i < len) LOCAL_INC(&m->tile_count[key_digit(key[i], shift, width)]);
+    digit[i] = key_digit(key[i], shift, min(width, 4u));
+  }
+  /* Low four bits first, then the high ones: two stable ranks make one
+   * stable rank by the whole digit. */
+  wg_rank_digits4(digit, rank, m->counters, m->scan_tmp);
+  if (width > 4) {
+    EXCHANGE(key, rank, m->exch, KEY_T);
+#if HAS_VALUES
+    EXCHANGE(pos, rank, m->origin, ushort);
+#endif
+UNROLL
+    for (uint i = 0; i < RADIX_ITEMS; i++) digit[i] = key_digit(key[i], shift + 4, width - 4);
+    wg_rank_digits4(digit, rank, m->counters, m->scan_tmp);
+  }
+  /* The tile in digit order, in local memory; find where each run starts. */
+UNROLL
+  for (uint i = 0; i < RADIX_ITEMS; i++) {
+    m->exch[PAD(rank[i])] = key[i];
+#if HAS_VALUES
+    m->origin[PAD(rank[i])] = pos[i];
+#endif
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = lid; s < len; s += WG_SIZE) {
+    uint d = key_digit(m->exch[PAD(s)], shift, width);
+    if (s == 0 || key_digit(m->exch[PAD(s - 1)], shift, width) != d) m->run_start[d] = s;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Writes the ranked tile: the key at sorted position s, of digit d, goes
+ * to m->base[d] + (s - m->run_start[d]); a value is read from its key's
+ * original position as the key is written. */
+inline void radix_scatter_tile(local const radix_tile_mem *m, __global KEY_T *keys_out,
+                               __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
+                               ulong t0, uint len, uint shift, uint width, int last, int kind,
+                               int desc, int make_index) {
+  uint lid = get_local_id(0);
+UNROLL
+  for (uint j = 0; j < RADIX_ITEMS; j++) {
+    uint s = lid + j * WG_SIZE;
+    if (s < len) {
+      KEY_T b = m->exch[PAD(s)];
+      uint d = key_digit(b, shift, width);
+      OFFSET_T dst = m->base[d] + (s - m->run_start[d]);
+      keys_out[dst] = last ? bits_to_key(b, kind, desc) : b;
+#if HAS_VALUES
+      ulong from = t0 + m->origin[PAD(s)];
+      vals_out[dst] = make_index ? (VALUE_T)from : vals_in[from];
+#endif
+    }
+  }
+}
+
+/* Pass step 3. Each group ranks the tiles of its chunk in turn and writes
+ * them out. Work-group: WG_SIZE. Local: radix_tile_mem.
+ * Loop invariant: base[d] = where this chunk's next key with digit d goes. */
 KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_out,
                             __global const VALUE_T *vals_in, __global VALUE_T *vals_out, ulong n,
                             ulong chunk, uint shift, uint width, int first, int last, int kind,
                             int desc, __global const OFFSET_T *table, int make_index) {
-  __local KEY_T exch[PADDED(RADIX_TILE)];
-#if HAS_VALUES
-  /* Values do not travel through local memory: each key carries its
-   * position in the tile, and the value is read from there at the end. */
-  __local ushort origin[PADDED(RADIX_TILE)];
-#endif
-  __local uint counters[RANK_LOCAL_WORDS];
-  __local uint scan_tmp[WG_SIZE];
-  __local OFFSET_T base[RADIX_BINS];
-  __local uint tile_count[RADIX_BINS];
-  __local uint run_start[RADIX_BINS];
+  __local radix_tile_mem m;
   uint lid = get_local_id(0);
   ulong g = get_group_id(0), groups = get_num_groups(0);
-  for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) base[d] = table[d * groups + g];
+  for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) m.base[d] = table[d * groups + g];
   ulong begin = g * chunk;
   ulong end = min(n, begin + chunk);
-
   for (ulong t0 = begin; t0 < end; t0 += RADIX_TILE) {
     uint len = (uint)min((ulong)RADIX_TILE, end - t0);
-    for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) tile_count[d] = 0;
+    radix_rank_tile(&m, keys_in, t0, len, shift, width, first, kind, desc);
+    radix_scatter_tile(&m, keys_out, vals_in, vals_out, t0, len, shift, width, last, kind, desc,
+                       make_index);
     barrier(CLK_LOCAL_MEM_FENCE);
-    KEY_T key[RADIX_ITEMS];
-#if HAS_VALUES
-    ushort pos[RADIX_ITEMS];
-#endif
-    uint digit[RADIX_ITEMS], rank[RADIX_ITEMS];
-    uint first_pos = lid * RADIX_ITEMS;
-    if (first_pos + RADIX_ITEMS <= len) {
-      /* A full run: 16-byte loads. */
-      __global const KEY4 *k4 = (__global const KEY4 *)(keys_in + t0 + first_pos);
-UNROLL
-      for (uint j = 0; j < RADIX_ITEMS / 4; j++) {
-        KEY4 q = k4[j];
-        key[4 * j] = q.x;
-        key[4 * j + 1] = q.y;
-        key[4 * j + 2] = q.z;
-        key[4 * j + 3] = q.w;
-      }
-UNROLL
-      for (uint i = 0; i < RADIX_ITEMS; i++)
-        key[i] = first ? key_to_bits(key[i], kind, desc) : key[i];
-    } else {
-UNROLL
-      for (uint i = 0; i < RADIX_ITEMS; i++) {
-        uint pos = first_pos + i;
-        key[i] = pos < len ? load_bits(keys_in, t0 + pos, first, kind, desc) : ~(KEY_T)0;
-      }
-    }
-UNROLL
-    for (uint i = 0; i < RADIX_ITEMS; i++) {
-#if HAS_VALUES
-      pos[i] = (ushort)(first_pos + i);
-#endif
-      if (first_pos + i < len) LOCAL_INC(&tile_count[key_digit(key[i], shift, width)]);
-      digit[i] = key_digit(key[i], shift, min(width, 4u));
-    }
-    /* Low four bits first, then the high ones: two stable ranks make one
-     * stable rank by the whole digit. */
-    wg_rank_digits4(digit, rank, counters, scan_tmp);
-    if (width > 4) {
-      EXCHANGE(key, rank, exch, KEY_T);
-#if HAS_VALUES
-      EXCHANGE(pos, rank, origin, ushort);
-#endif
-UNROLL
-      for (uint i = 0; i < RADIX_ITEMS; i++) digit[i] = key_digit(key[i], shift + 4, width - 4);
-      wg_rank_digits4(digit, rank, counters, scan_tmp);
-    }
-    /* The tile in digit order, in local memory; find where each run starts. */
-UNROLL
-    for (uint i = 0; i < RADIX_ITEMS; i++) {
-      exch[PAD(rank[i])] = key[i];
-#if HAS_VALUES
-      origin[PAD(rank[i])] = pos[i];
-#endif
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = lid; s < len; s += WG_SIZE) {
-      uint d = key_digit(exch[PAD(s)], shift, width);
-      if (s == 0 || key_digit(exch[PAD(s - 1)], shift, width) != d) run_start[d] = s;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    UNROLL
-    for (uint j = 0; j < RADIX_ITEMS; j++) {
-      uint s = lid + j * WG_SIZE;
-      if (s < len) {
-        KEY_T b = exch[PAD(s)];
-        uint d = key_digit(b, shift, width);
-        OFFSET_T dst = base[d] + (s - run_start[d]);
-        keys_out[dst] = last ? bits_to_key(b, kind, desc) : b;
-#if HAS_VALUES
-        ulong from = t0 + origin[PAD(s)];
-        vals_out[dst] = make_index ? (VALUE_T)from : vals_in[from];
-#endif
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) base[d] += tile_count[d];
+    for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) m.base[d] += m.tile_count[d];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
+
+#if USE_PTX && RADIX_BINS <= WG_SIZE && OFFSET_BITS == 32
+/* The whole pass in one launch (onesweep: NVIDIA only, n < 2^30): no
+ * upsweep and no scan of a chunk table. Tiles are numbered in the order
+ * their groups start (an atomic counter), so a tile only waits on tiles
+ * whose groups already run: progress is guaranteed. Each tile publishes
+ * its count of every digit, then work-item d walks back over the earlier
+ * tiles' words for digit d until it meets an inclusive prefix (decoupled
+ * look-back, as in scan.cl, one digit per work-item).
+ *
+ * status[0] is the tile counter; status[1 + t * RADIX_BINS + d] is tile
+ * t's word for digit d: flag in bits 30-31 (0 not ready, 1 the tile's own
+ * count, 2 the inclusive prefix over tiles 0..t), the count in bits 0-29.
+ * The host zeroes status before each launch. digit_bases[base_at + d] is
+ * where the pass's keys with digit d start (the exclusive scan of the
+ * pass's global digit counts, from the histogram of all passes). */
+#define RADIX_FLAG_COUNT (1u << 30)
+#define RADIX_FLAG_PREFIX (2u << 30)
+#define RADIX_COUNT_MASK ((1u << 30) - 1u)
+KERNEL void radix_onesweep(__global const KEY_T *keys_in, __global KEY_T *keys_out,
+                           __global const VALUE_T *vals_in, __global VALUE_T *vals_out, ulong n,
+                           uint shift, uint width, int first, int last, int kind, int desc,
+                           __global const OFFSET_T *digit_bases, uint base_at,
+                           volatile __global uint *status, int make_index) {
+  __local radix_tile_mem m;
+  __local uint tile_slot;
+  uint lid = get_local_id(0);
+  if (lid == 0) tile_slot = atomic_inc(status);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint tile = tile_slot;
+  volatile __global uint *words = status + 1;
+  ulong t0 = (ulong)tile * RADIX_TILE;
+  uint len = (uint)min((ulong)RADIX_TILE, n - t0);
+  radix_rank_tile(&m, keys_in, t0, len, shift, width, first, kind, desc);
+  if (lid < RADIX_BINS) {
+    uint d = lid, count = m.tile_count[d];
+    volatile __global uint *mine = words + (ulong)tile * RADIX_BINS + d;
+    uint before = 0;
+    if (tile == 0) {
+      *mine = RADIX_FLAG_PREFIX | count;
+    } else {
+      *mine = RADIX_FLAG_COUNT | count;
+      for (long t = (long)tile - 1; t >= 0; t--) {
+        uint w;
+        do {
+          w = words[(ulong)t * RADIX_BINS + d];
+        } while (w == 0);
+        before += w & RADIX_COUNT_MASK;
+        if (w & RADIX_FLAG_PREFIX) break;
+      }
+      *mine = RADIX_FLAG_PREFIX | (before + count);
+    }
+    m.base[d] = digit_bases[base_at + d] + before;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  radix_scatter_tile(&m, keys_out, vals_in, vals_out, t0, len, shift, width, last, kind, desc,
+                     make_index);
+}
+#endif
 #undef EXCHANGE
 #endif

@@ -6,6 +6,7 @@
 #include "sorts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_PASSES 8 /* 64-bit keys, 8-bit digits */
@@ -16,6 +17,7 @@ static const clsort__program_spec radix_spec = {"radix", radix_files};
 
 typedef struct radix_kernels {
   cl_kernel histograms, upsweep, downsweep;
+  cl_kernel onesweep; /* NULL unless the pass runs in one launch */
 } radix_kernels;
 
 /* Digit width. The serial CPU path counts digits with plain increments and
@@ -31,6 +33,17 @@ static unsigned radix_items(const clsort_context *ctx) {
   return ctx->tuning.wg_size >= 256 ? 16 : 8;
 }
 
+/* Whether each pass runs as one launch with decoupled look-back over the
+ * tiles' digit counts (radix_onesweep) instead of upsweep + scan +
+ * downsweep. It spins on other groups, so it runs only where the
+ * single-pass scan is validated (NVIDIA), and its status words hold counts
+ * below 2^30. CLSORT_NO_ONESWEEP=1 turns it off, for comparison. */
+static bool uses_onesweep(const clsort_context *ctx, const clsort__sort_job *job) {
+  const char *off = getenv("CLSORT_NO_ONESWEEP");
+  return ctx->tuning.single_pass_scan && ctx->tuning.wg_size >= 256 && digit_bits(ctx) == 8 &&
+         job->n < ((size_t)1 << 30) && !(off && *off && strcmp(off, "0") != 0);
+}
+
 static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *job, bool wide_offsets,
                                  radix_kernels *k) {
   size_t key_size = clsort_type_size(job->type);
@@ -44,6 +57,9 @@ static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *jo
            wide_offsets ? "ulong" : "uint", wide_offsets ? 64 : 32, items, items, digit_bits(ctx));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_histograms", &k->histograms));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_upsweep", &k->upsweep));
+  k->onesweep = NULL;
+  if (uses_onesweep(ctx, job))
+    FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_onesweep", &k->onesweep));
   return clsort__get_kernel(ctx, &radix_spec, options, "radix_downsweep", &k->downsweep);
 }
 
@@ -51,13 +67,15 @@ static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *jo
  * anything: a pass whose keys all share one digit is the identity. */
 static clsort_status plan_passes(clsort_context *ctx, const clsort__sort_job *job,
                                  const radix_kernels *k, clsort__chunks c, bool wide,
-                                 cl_mem *pass_tables, unsigned *passes, unsigned *count) {
+                                 cl_mem *pass_tables, cl_mem *digit_bases, unsigned *passes,
+                                 unsigned *count) {
   *count = 0;
   unsigned bits = digit_bits(ctx), bins = 1u << bits;
   unsigned total = (job->end_bit - job->begin_bit + bits - 1) / bits;
   size_t entry = wide ? 8 : 4, bytes = (size_t)total * bins * entry;
   cl_mem hist;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_HISTOGRAM, bytes, &hist));
+  *digit_bases = hist;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_PASS_TABLES, bytes * c.groups, pass_tables));
   cl_ulong zero = 0;
   FORWARD_IF_ERROR(
@@ -83,6 +101,20 @@ static clsort_status plan_passes(clsort_context *ctx, const clsort__sort_job *jo
     }
     if (!identity) passes[(*count)++] = p;
   }
+  if (st == CLSORT_SUCCESS && k->onesweep) {
+    /* The one-launch passes take each digit's start from here: the
+     * exclusive scan of every pass's counts, in place (32-bit: n < 2^30). */
+    cl_uint *c32 = (cl_uint *)(void *)counts;
+    for (unsigned p = 0; p < total; p++) {
+      cl_uint sum = 0;
+      for (unsigned d = 0; d < bins; d++) {
+        cl_uint v = c32[(size_t)p * bins + d];
+        c32[(size_t)p * bins + d] = sum;
+        sum += v;
+      }
+    }
+    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, hist, CL_TRUE, 0, bytes, counts, 0, NULL, NULL));
+  }
   free(counts);
   FORWARD_IF_ERROR(st);
   clsort__debug("radix: %u of %u passes needed for n = %zu", *count, total, job->n);
@@ -98,6 +130,30 @@ static clsort__chunks radix_chunking(const clsort_context *ctx, size_t n, size_t
     c.groups = clsort__div_up(n, c.chunk);
   }
   return c;
+}
+
+/* One pass in one launch (radix_onesweep); `status` holds the tile
+ * counter and the tiles' look-back words, zeroed here. */
+static clsort_status run_onesweep(clsort_context *ctx, const clsort__sort_job *job,
+                                  const radix_kernels *k, cl_mem status, cl_mem digit_bases,
+                                  unsigned pass, bool first, bool last, cl_mem kin, cl_mem kout,
+                                  cl_mem vin, cl_mem vout) {
+  size_t wg = ctx->tuning.wg_size, tiles = clsort__div_up(job->n, wg * radix_items(ctx));
+  cl_ulong n64 = job->n;
+  cl_uint bits = digit_bits(ctx), shift = job->begin_bit + bits * pass, base_at = pass << bits;
+  cl_uint width = job->end_bit - shift < bits ? job->end_bit - shift : bits;
+  int first_arg = first, last_arg = last, kind = clsort__key_kind(job->type), desc = job->descending;
+  int make_index = first && job->make_index;
+  cl_uint zero = 0;
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, status, &zero, sizeof zero, 0,
+                                                (1 + (tiles << bits)) * sizeof(cl_uint), 0, NULL,
+                                                NULL)));
+  cl_mem vi = vin ? vin : kin, vo = vout ? vout : kout;
+  clsort__arg args[] = {ARG(kin),      ARG(kout),        ARG(vi),         ARG(vo),
+                        ARG(n64),      ARG(shift),       ARG(width),      ARG(first_arg),
+                        ARG(last_arg), ARG(kind),        ARG(desc),       ARG(digit_bases),
+                        ARG(base_at),  ARG(status),      ARG(make_index)};
+  return clsort__launch(ctx, k->onesweep, tiles * wg, wg, 15, args, 0, NULL, NULL);
 }
 
 static clsort_status run_pass(clsort_context *ctx, const clsort__sort_job *job,
@@ -146,8 +202,8 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
   clsort__chunks c = radix_chunking(ctx, n, (size_t)ctx->tuning.wg_size * radix_items(ctx));
 
   unsigned passes[MAX_PASSES], m;
-  cl_mem pass_tables;
-  FORWARD_IF_ERROR(plan_passes(ctx, job, &k, c, wide, &pass_tables, passes, &m));
+  cl_mem pass_tables, digit_bases;
+  FORWARD_IF_ERROR(plan_passes(ctx, job, &k, c, wide, &pass_tables, &digit_bases, passes, &m));
   if (m == 0) {
     /* Every key has the same bits in the range: the input is sorted. An
      * argsort still needs its indices, which any one stable pass makes. */
@@ -160,7 +216,12 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
    * wrote, and writes K[i % 2] / V[i % 2]. */
   cl_mem table, scratch_keys, K[2], V[2] = {NULL, NULL};
   size_t bins = (size_t)1 << digit_bits(ctx);
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, bins * c.groups * (wide ? 8 : 4), &table));
+  /* The chunk table, or the one-launch passes' tile counter and look-back
+   * words. */
+  size_t tiles = clsort__div_up(n, (size_t)ctx->tuning.wg_size * radix_items(ctx));
+  size_t table_bytes = k.onesweep ? (1 + tiles * bins) * sizeof(cl_uint)
+                                  : bins * c.groups * (wide ? 8 : 4);
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, table_bytes, &table));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &scratch_keys));
   K[0] = scratch_keys;
   if (job->keys_out) {
@@ -178,12 +239,17 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
     V[1] = flip ? scratch_vals : job->vals_out;
   }
   /* Nothing may fail once the first pass writes the caller's buffers. */
-  FORWARD_IF_ERROR(clsort__scan_prepare(ctx, wide ? CLSORT_U64 : CLSORT_U32, bins * c.groups));
+  if (!k.onesweep)
+    FORWARD_IF_ERROR(clsort__scan_prepare(ctx, wide ? CLSORT_U64 : CLSORT_U32, bins * c.groups));
   for (unsigned i = 0; i < m; i++) {
     cl_mem kin = i == 0 ? job->keys_in : K[(i - 1) % 2];
     cl_mem vin = job->value_size ? (i == 0 ? job->vals_in : V[(i - 1) % 2]) : NULL;
-    FORWARD_IF_ERROR(run_pass(ctx, job, &k, c, wide, table, pass_tables, passes[i], i == 0,
-                              i == m - 1, kin, K[i % 2], vin, V[i % 2]));
+    if (k.onesweep)
+      FORWARD_IF_ERROR(run_onesweep(ctx, job, &k, table, digit_bases, passes[i], i == 0,
+                                    i == m - 1, kin, K[i % 2], vin, V[i % 2]));
+    else
+      FORWARD_IF_ERROR(run_pass(ctx, job, &k, c, wide, table, pass_tables, passes[i], i == 0,
+                                i == m - 1, kin, K[i % 2], vin, V[i % 2]));
   }
   /* An odd number of passes over a source that is also the destination
    * ends in scratch: copy back. */
