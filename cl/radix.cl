@@ -5,6 +5,7 @@
  *   KEY_T, KEY_BITS   the key's bits (keys.cl)
  *   HAS_VALUES        0 for keys only, 1 when values travel with the keys
  *   VALUE_T           uint or ulong (with HAS_VALUES)
+ *   VALUE_BITS        32 or 64, to match
  *   OFFSET_T          uint, or ulong when n may reach 2^32
  *   OFFSET_BITS       32 or 64, to match
  *   RADIX_ITEMS       keys per work-item per tile (RANK_ITEMS)
@@ -278,14 +279,29 @@ UNROLL
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+/* Values no wider than keys are staged in the key array once the keys are
+ * out: the tile's values load with coalesced 16-byte reads and each is
+ * then picked from local memory, instead of each being read alone from
+ * global memory at its key's original position. */
+#if HAS_VALUES && VALUE_BITS <= KEY_BITS
+#define VALUES_VIA_LOCAL 1
+#define VALUE4 CAT(VALUE_T, 4)
+#else
+#define VALUES_VIA_LOCAL 0
+#endif
+
 /* Writes the ranked tile: the key at sorted position s, of digit d, goes
- * to m->base[d] + (s - m->run_start[d]); a value is read from its key's
- * original position as the key is written. */
-inline void radix_scatter_tile(local const radix_tile_mem *m, __global KEY_T *keys_out,
+ * to m->base[d] + (s - m->run_start[d]), and its value with it. Ends with a
+ * barrier when values are staged. */
+inline void radix_scatter_tile(local radix_tile_mem *m, __global KEY_T *keys_out,
                                __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
                                ulong t0, uint len, uint shift, uint width, int last, int kind,
                                int desc, int make_index) {
   uint lid = get_local_id(0);
+#if VALUES_VIA_LOCAL
+  OFFSET_T dsts[RADIX_ITEMS];
+  ushort from[RADIX_ITEMS];
+#endif
 UNROLL
   for (uint j = 0; j < RADIX_ITEMS; j++) {
     uint s = lid + j * WG_SIZE;
@@ -294,12 +310,39 @@ UNROLL
       uint d = key_digit(b, shift, width);
       OFFSET_T dst = m->base[d] + (s - m->run_start[d]);
       keys_out[dst] = last ? bits_to_key(b, kind, desc) : b;
-#if HAS_VALUES
+#if VALUES_VIA_LOCAL
+      dsts[j] = dst;
+      from[j] = m->origin[PAD(s)];
+#elif HAS_VALUES
       ulong from = t0 + m->origin[PAD(s)];
       vals_out[dst] = make_index ? (VALUE_T)from : vals_in[from];
 #endif
     }
   }
+#if VALUES_VIA_LOCAL
+  barrier(CLK_LOCAL_MEM_FENCE); /* the keys are out: reuse their space */
+  local VALUE_T *staged = (local VALUE_T *)m->exch;
+  if (!make_index) {
+    for (uint i = 4 * lid; i < len; i += 4 * WG_SIZE) {
+      if (i + 4 <= len) {
+        VALUE4 q = *(__global const VALUE4 *)(vals_in + t0 + i);
+        staged[PAD(i)] = q.x;
+        staged[PAD(i + 1)] = q.y;
+        staged[PAD(i + 2)] = q.z;
+        staged[PAD(i + 3)] = q.w;
+      } else {
+        for (uint k = i; k < len; k++) staged[PAD(k)] = vals_in[t0 + k];
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+UNROLL
+  for (uint j = 0; j < RADIX_ITEMS; j++) {
+    uint s = lid + j * WG_SIZE;
+    if (s < len)
+      vals_out[dsts[j]] = make_index ? (VALUE_T)(t0 + from[j]) : staged[PAD(from[j])];
+  }
+#endif
 }
 
 /* Pass step 3. Each group ranks the tiles of its chunk in turn and writes

@@ -50,10 +50,10 @@ static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *jo
   unsigned items = radix_items(ctx);
   char options[256];
   snprintf(options, sizeof options,
-           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DOFFSET_T=%s "
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DVALUE_BITS=%d -DOFFSET_T=%s "
            "-DOFFSET_BITS=%d -DRADIX_ITEMS=%u -DRANK_ITEMS=%u -DRADIX_BITS=%u",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint",
+           job->value_size == 8 ? "ulong" : "uint", job->value_size == 8 ? 64 : 32,
            wide_offsets ? "ulong" : "uint", wide_offsets ? 64 : 32, items, items, digit_bits(ctx));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_histograms", &k->histograms));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_upsweep", &k->upsweep));
