@@ -25,6 +25,11 @@ static size_t tile_of(clsort_type t, size_t vs) {
   return clsort__test_segment_capacity(T_CTX, t, vs);
 }
 
+/* The capacity of the stable segmented sort (a position per element too). */
+static size_t stable_tile_of(clsort_type t, size_t vs) {
+  return clsort__test_segment_capacity_flags(T_CTX, t, vs, CLSORT_STABLE);
+}
+
 /* Multi-item groups run as loops on a CPU, so the tiled shape's merge
  * stages (one launch pair per stage above 256 keys) cost far more there:
  * its tests stay below this many keys. */
@@ -328,8 +333,9 @@ static void check_segments(clsort_type t, size_t vs, unsigned flags, const void 
   unsigned char *keys = t_alloc(n * es + 1), *vals = t_alloc(n * 8 + 1), *inside = t_alloc(n + 1);
   memcpy(keys, keys_in, n * es);
   t_fill_pair_values(vals, vs ? vs : 8, n);
-  t_label("sort_segments %s n=%zu, %zu segments, %s%s, %s", clsort_type_name(t), n, count,
+  t_label("sort_segments %s n=%zu, %zu segments, %s%s%s, %s", clsort_type_name(t), n, count,
           flags & CLSORT_DESCENDING ? "descending" : "ascending",
+          flags & CLSORT_STABLE ? ", stable" : "",
           vs ? (vs == 4 ? ", 4-byte values" : ", 8-byte values") : "", what);
   ASSERT_OK(clsort__test_sort_segments(T_CTX, t, keys, vs ? vals : NULL, vs, n, begins, ends,
                                        count, flags));
@@ -348,16 +354,26 @@ static void check_segments(clsort_type t, size_t vs, unsigned flags, const void 
   for (size_t s = 0; s < count; s++) {
     size_t b = begins[s], len = ends[s] - begins[s];
     if (len == 0) continue;
-    t_label("sort_segments %s n=%zu, segment %zu of %zu: [%zu, %zu), %s%s, %s",
+    t_label("sort_segments %s n=%zu, segment %zu of %zu: [%zu, %zu), %s%s%s, %s",
             clsort_type_name(t), n, s, count, b, ends[s],
             flags & CLSORT_DESCENDING ? "descending" : "ascending",
+            flags & CLSORT_STABLE ? ", stable" : "",
             vs ? (vs == 4 ? ", 4-byte values" : ", 8-byte values") : "", what);
     size_t *perm = t_ref_permutation(t, (const char *)keys_in + b * es, len, &o);
     t_gather((const char *)keys_in + b * es, perm, len, es, want);
-    t_release_now(perm);
     t_check_sorted(t, keys + b * es, len, &o);
     ASSERT_EQ_ELEMS(keys + b * es, want, len, es);
-    if (vs) t_check_payload_permutation_at(t, keys_in, want, vals + b * vs, vs, b, len, false);
+    if (vs && (flags & CLSORT_STABLE)) {
+      /* Stable: the values in exactly the reference's order. */
+      for (size_t i = 0; i < len; i++)
+        if (t_get_payload(vals + b * vs, i, vs) != t_pair_value(b + perm[i], vs))
+          ck_abort_msg("%s: position %zu of the segment holds value 0x%" PRIx64
+                       ", the stable order wants input %zu's",
+                       t_where(), i, t_get_payload(vals + b * vs, i, vs), b + perm[i]);
+    } else if (vs) {
+      t_check_payload_permutation_at(t, keys_in, want, vals + b * vs, vs, b, len, false);
+    }
+    t_release_now(perm);
   }
   t_release_now(want);
   t_release_now(inside);
@@ -468,6 +484,49 @@ T_TEST(bitonic_segments) {
     }
 }
 
+/* _i = type: the stable segmented sort (the merge sort's runs), with 4-
+ * and 8-byte index payloads, both directions, on few distinct keys so that
+ * ties decide the payloads' order: random layouts and one full-capacity
+ * segment, whose capacity must not exceed the unstable one; one key more
+ * than that capacity is refused. */
+T_TEST(bitonic_segments_stable) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "bitonic_segments_stable");
+  r.s[0] ^= (uint64_t)_i;
+  size_t es = clsort_type_size(t);
+  size_t begins[32], ends[32];
+  for (size_t vs = 4; vs <= 8; vs += 4)
+    for (int desc = 0; desc < 2; desc++) {
+      unsigned flags = CLSORT_STABLE | (desc ? CLSORT_DESCENDING : 0u);
+      size_t cap = stable_tile_of(t, vs), n, count;
+      t_label("stable capacity of %s with %zu-byte values: %zu (unstable %zu)",
+              clsort_type_name(t), vs, cap, tile_of(t, vs));
+      ck_assert(cap >= 16 && (cap & (cap - 1)) == 0 && cap <= tile_of(t, vs));
+
+      count = random_layout(&r, cap, 24, begins, ends, &n);
+      unsigned char *keys = t_alloc(n * es + 1);
+      t_gen_keys(&r, t, D_FEW, keys, n);
+      check_segments(t, vs, flags, keys, n, begins, ends, count, "random layout");
+      t_release_now(keys);
+
+      n = cap;
+      begins[0] = 0;
+      ends[0] = n;
+      keys = t_alloc((n + 1) * es);
+      t_gen_keys(&r, t, D_FEW, keys, n + 1);
+      check_segments(t, vs, flags, keys, n, begins, ends, 1, "one full-capacity segment");
+      ends[0] = n + 1;
+      unsigned char *vals = t_alloc((n + 1) * vs);
+      ck_assert_int_eq(clsort__test_sort_segments(T_CTX, t, keys, vals, vs, n + 1, begins, ends,
+                                                  1, flags),
+                       CLSORT_ERROR_INVALID_ARGUMENT);
+      t_release_now(vals);
+      t_release_now(keys);
+    }
+}
+
 /* A segment longer than the capacity, alone or among valid ones, or
  * reaching past n: CLSORT_ERROR_INVALID_ARGUMENT, the arrays as they were.
  * _i = type. */
@@ -565,6 +624,7 @@ static void add_common(TCase *tc) {
   tcase_add_loop_test(tc, bitonic_special_values, 0, 6);
   tcase_add_loop_test(tc, bitonic_buffer_form, 0, 6);
   tcase_add_loop_test(tc, bitonic_segments, 0, 6);
+  tcase_add_loop_test(tc, bitonic_segments_stable, 0, 6);
   tcase_add_loop_test(tc, bitonic_segments_invalid, 0, 6);
 }
 
