@@ -1,1 +1,380 @@
-/* sample.cl: the sample sort kernels (not written yet). */
+/* sample.cl: one distribution level of the sample sort (Fine Sample Sort,
+ * seed 004), batched over every large bucket of the level at once.
+ *
+ * Needs common.cl, wg_scan.cl@u32 and keys.cl before it, and
+ *   KEY_T, KEY_BITS   the key's bits (keys.cl)
+ *   HAS_VALUES        0 for keys only, 1 when values travel with the keys
+ *   VALUE_T           uint or ulong (with HAS_VALUES)
+ *   OFFSET_T          uint, or ulong when n may reach 2^32
+ *   SS_K              the most buckets a parent may split into (a power of
+ *                     two, 2..256); each parent uses k = 2^logk <= SS_K
+ *   SS_ITEMS          keys per work-item of a scatter tile (a multiple of
+ *                     the vector width; unused by one-work-item groups)
+ *
+ * A level's parents ("large buckets", each longer than the small sort's
+ * tile) are described by records of P_WORDS ulongs in `aux` (see P_*).
+ * Parent p owns the groups [first, first + chunks) of the histogram and
+ * scatter launches; chunk c covers the positions [A + c*chunk, A +
+ * (c+1)*chunk) clipped to [begin, end), where A is begin rounded down to a
+ * 16-byte vector, so that every vector load is aligned.
+ *
+ * The buckets of a parent, from its k-1 sorted splitters s_0 <= ... <=
+ * s_{k-2} (duplicates allowed), for j = #{i : s_i < key}:
+ *   bucket 2j     keys strictly between s_{j-1} and s_j
+ *   bucket 2j + 1 keys equal to s_j (an equality bucket: already sorted)
+ * so NB = 2k - 1 buckets in key order. Equality buckets take every key
+ * equal to a splitter; since the splitters are keys of the parent, every
+ * other bucket is strictly smaller than its parent, and inputs with few
+ * distinct keys finish in a level or two.
+ *
+ * One level:
+ *   1. sample_gather: a random sample of k*s keys of each parent
+ *   2. the segmented bitonic sort sorts each parent's sample
+ *   3. sample_histogram: table[table + b*chunks + c] = keys of chunk c in
+ *      bucket b (bucket-major per parent, parents one after another)
+ *   4. the shared scan, exclusive, over the whole table (phase 5)
+ *   5. sample_scatter: the keys (and values) of each chunk to their
+ *      buckets; chunk 0 also writes the parent's bucket sizes to `counts`
+ *      for the host, which plans the next level from them.
+ */
+#if !defined(HAS_VALUES) || !defined(OFFSET_T) || !defined(SS_K) || !defined(SS_ITEMS)
+#error "sample.cl needs HAS_VALUES, OFFSET_T, SS_K and SS_ITEMS"
+#endif
+#if HAS_VALUES && !defined(VALUE_T)
+#error "sample.cl needs VALUE_T when HAS_VALUES is 1"
+#endif
+#if !HAS_VALUES
+#define VALUE_T uint
+#endif
+#if SS_K < 2 || SS_K > 256 || (SS_K & (SS_K - 1)) != 0
+#error "SS_K must be a power of two from 2 to 256"
+#endif
+
+#define NB_MAX (2 * SS_K - 1)
+#define SS_TILE (WG_SIZE * SS_ITEMS)
+
+/* 16-byte vectors of keys. */
+#if KEY_BITS == 32
+#define SS_V 4
+#else
+#define SS_V 2
+#endif
+#define KEY_V CAT(KEY_T, SS_V)
+
+/* A parent record: P_WORDS ulongs. */
+#define P_BEGIN 0  /* the parent's keys: [begin, end) of the source buffer */
+#define P_END 1
+#define P_SAMPLE 2 /* where its sample starts in the sample buffer */
+#define P_SHAPE 3  /* oversampling s (low 32 bits) and log2 k (high 32 bits) */
+#define P_FIRST 4  /* its first group in the histogram and scatter launches */
+#define P_TABLE 5  /* its first entry in the count table */
+#define P_PREFIX 6 /* the sizes of the batch's earlier parents, summed */
+#define P_COUNTS 7 /* its first entry in `counts` */
+#define P_WORDS 8
+
+/* What a group knows about its parent. */
+typedef struct parent_t {
+  ulong begin, end, sample, first, table, prefix, counts, a, chunks;
+  uint s, logk, k, nb;
+} parent_t;
+
+inline parent_t read_parent(const global ulong *rec, ulong chunk) {
+  parent_t p;
+  p.begin = rec[P_BEGIN];
+  p.end = rec[P_END];
+  p.sample = rec[P_SAMPLE];
+  p.s = (uint)rec[P_SHAPE];
+  p.logk = (uint)(rec[P_SHAPE] >> 32);
+  p.first = rec[P_FIRST];
+  p.table = rec[P_TABLE];
+  p.prefix = rec[P_PREFIX];
+  p.counts = rec[P_COUNTS];
+  p.k = 1u << p.logk;
+  p.nb = 2 * p.k - 1;
+  p.a = p.begin / SS_V * SS_V;
+  p.chunks = chunk ? (p.end - p.a + chunk - 1) / chunk : 0;
+  return p;
+}
+
+/* The parent whose groups include group g: the last record with first <=
+ * g. Every work-item runs the same search. */
+inline parent_t find_parent(const global ulong *parents, uint count, ulong g, ulong chunk) {
+  uint lo = 0, hi = count;
+  while (hi - lo > 1) {
+    uint mid = (lo + hi) / 2;
+    if (parents[(ulong)mid * P_WORDS + P_FIRST] <= g)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return read_parent(parents + (ulong)lo * P_WORDS, chunk);
+}
+
+/* A 64-bit mix (splitmix64's finaliser): sample positions from a counter. */
+inline ulong mix64(ulong x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ul;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebul;
+  return x ^ (x >> 31);
+}
+
+/* Step 1. Group p draws parent p's sample: k*s keys at random positions
+ * (with replacement) of [begin, end), written raw to samples[sample ..).
+ * Work-group: WG_SIZE. No local memory. */
+KERNEL void sample_gather(const global KEY_T *keys, const global ulong *aux, ulong parents_off,
+                          global KEY_T *samples, ulong seed) {
+  parent_t p = read_parent(aux + parents_off + (ulong)get_group_id(0) * P_WORDS, 0);
+  ulong size = p.end - p.begin, count = (ulong)p.k * p.s;
+  ulong stream = mix64(seed ^ mix64(p.begin + 0x9e3779b97f4a7c15ul));
+  for (ulong i = get_local_id(0); i < count; i += WG_SIZE)
+    samples[p.sample + i] = keys[p.begin + mul_hi(mix64(stream + i), size)];
+}
+
+/* Loads the parent's k-1 splitters, every s-th key of its sorted sample,
+ * as order bits: spl[j] in sorted order, and tree[1 .. k) the same keys
+ * as an implicit binary search tree (node x has children 2x and 2x+1; a
+ * node at depth t, x = 2^t + q, holds sorted entry (2q+1) 2^(logk-1-t) - 1).
+ * Ends with a barrier. */
+inline void load_splitters(const global KEY_T *samples, const parent_t *p, int kind, int desc,
+                           local KEY_T *tree, local KEY_T *spl) {
+  for (uint x = get_local_id(0); x < p->k; x += WG_SIZE) {
+    if (x > 0) {
+      uint t = 31 - clz(x), q = x - (1u << t);
+      uint j = ((2 * q + 1) << (p->logk - 1 - t)) - 1;
+      tree[x] = key_to_bits(samples[p->sample + (ulong)(j + 1) * p->s - 1], kind, desc);
+    }
+    if (x + 1 < p->k)
+      spl[x] = key_to_bits(samples[p->sample + (ulong)(x + 1) * p->s - 1], kind, desc);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The bucket of order bits b: a branch-free descent through the tree
+ * (logk steps, each one local read and one comparison) gives j, the
+ * number of splitters below b; then one comparison with s_j. */
+inline uint classify(KEY_T b, uint logk, local const KEY_T *tree, local const KEY_T *spl) {
+  uint i = 1;
+  for (uint t = 0; t < logk; t++) i = 2 * i + (tree[i] < b ? 1u : 0u);
+  uint k = 1u << logk, j = i - k;
+  return 2 * j + (j + 1 < k && spl[min(j, k - 2)] == b ? 1u : 0u);
+}
+
+/* The keys of vector v (16 bytes, aligned) that lie in [lo, hi): whole
+ * vectors load as one, the edges key by key. valid[l] says which. */
+inline void load_vector(const global KEY_T *keys, ulong v, ulong lo, ulong hi, KEY_T *out,
+                        bool *valid) {
+  ulong e = v * SS_V;
+  if (e >= lo && e + SS_V <= hi) {
+    KEY_V q = ((const global KEY_V *)keys)[v];
+    out[0] = q.s0;
+    out[1] = q.s1;
+#if SS_V == 4
+    out[2] = q.s2;
+    out[3] = q.s3;
+#endif
+    UNROLL_FULL for (uint l = 0; l < SS_V; l++) valid[l] = true;
+  } else {
+    UNROLL_FULL for (uint l = 0; l < SS_V; l++) {
+      valid[l] = e + l >= lo && e + l < hi;
+      out[l] = valid[l] ? keys[e + l] : 0;
+    }
+  }
+}
+
+#if USE_PTX
+/* Adds one per lane to counters[b] and returns the counter's old value
+ * plus the lane's rank among the lanes of its warp with the same b. Those
+ * lanes share one atomic, added by the lowest of them: sorted input and
+ * inputs with few distinct keys put whole warps on one bucket, which
+ * per-lane atomics would serialise. Invalid lanes add nothing. Every lane
+ * of the warp must call it (full masks). */
+inline uint warp_bump(local uint *counters, uint b, bool valid) {
+  uint peers = warp_match(valid ? b : 0xFFFFFFFFu);
+  uint leader = lowest_bit(peers), lane = lane_id(), old = 0;
+  if (valid && lane == leader) old = atomic_add(&counters[b], (uint)popcount(peers));
+  old = shfl_idx_u32(old, leader);
+  return old + (uint)popcount(peers & ((1u << lane) - 1u));
+}
+#define BUMP(counters, b, valid) warp_bump((counters), (b), (valid))
+#elif WG_SIZE == 1
+#define BUMP(counters, b, valid) ((valid) ? (counters)[b]++ : 0u)
+#else
+#define BUMP(counters, b, valid) ((valid) ? atomic_inc(&(counters)[b]) : 0u)
+#endif
+
+/* Step 3. Each group counts its chunk's keys per bucket in local memory
+ * and writes its column of the parent's table: table[table + b * chunks +
+ * c]. Keys are read as striped 16-byte vectors; every work-item makes the
+ * same number of rounds. Work-group: WG_SIZE. Local: the splitters (2
+ * SS_K keys) and NB_MAX counters. */
+KERNEL void sample_histogram(const global KEY_T *keys, const global ulong *aux, ulong parents_off,
+                             uint num_parents, const global KEY_T *samples, ulong chunk, int kind,
+                             int desc, global OFFSET_T *table) {
+  local KEY_T tree[SS_K], spl[SS_K];
+  local uint hist[NB_MAX];
+  ulong g = get_group_id(0);
+  parent_t p = find_parent(aux + parents_off, num_parents, g, chunk);
+  ulong c = g - p.first;
+  for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE) hist[b] = 0;
+  load_splitters(samples, &p, kind, desc, tree, spl);
+  ulong first = p.a + c * chunk;
+  ulong lo = max(p.begin, first), hi = min(p.end, first + chunk);
+  for (ulong v0 = first / SS_V; v0 * SS_V < hi; v0 += WG_SIZE) {
+    KEY_T k[SS_V];
+    bool valid[SS_V];
+    load_vector(keys, v0 + get_local_id(0), lo, hi, k, valid);
+    UNROLL_FULL for (uint l = 0; l < SS_V; l++)
+      BUMP(hist, classify(key_to_bits(k[l], kind, desc), p.logk, tree, spl), valid[l]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE)
+    table[p.table + b * p.chunks + c] = hist[b];
+}
+
+/* Chunk 0 of each parent writes the parent's bucket sizes, from the
+ * scanned table: bucket b starts at its chunk-0 entry, and the next
+ * bucket (or the parent's end) ends it. */
+inline void write_counts(const parent_t *p, const global OFFSET_T *table, global OFFSET_T *counts) {
+  for (uint b = get_local_id(0); b < p->nb; b += WG_SIZE) {
+    OFFSET_T start = table[p->table + b * p->chunks];
+    OFFSET_T next = b + 1 < p->nb ? table[p->table + (b + 1) * p->chunks]
+                                  : (OFFSET_T)(p->prefix + (p->end - p->begin));
+    counts[p->counts + b] = next - start;
+  }
+}
+
+#if WG_SIZE == 1
+/* Step 5 on one-work-item groups (the CPU shape): a serial counting
+ * scatter of the chunk straight to its buckets. Order within a bucket is
+ * of no concern (the sort is not stable). */
+KERNEL void sample_scatter(const global KEY_T *keys_in, global KEY_T *keys_out,
+                           const global VALUE_T *vals_in, global VALUE_T *vals_out,
+                           global ulong *aux, ulong parents_off, uint num_parents,
+                           ulong counts_off, const global KEY_T *samples, ulong chunk, int kind,
+                           int desc, const global OFFSET_T *table, int make_index) {
+  local KEY_T tree[SS_K], spl[SS_K];
+  local OFFSET_T next[NB_MAX];
+  ulong g = get_group_id(0);
+  parent_t p = find_parent(aux + parents_off, num_parents, g, chunk);
+  ulong c = g - p.first;
+  if (c == 0) write_counts(&p, table, (global OFFSET_T *)(aux + counts_off));
+  load_splitters(samples, &p, kind, desc, tree, spl);
+  for (uint b = 0; b < p.nb; b++) next[b] = p.begin + table[p.table + b * p.chunks + c] - p.prefix;
+  ulong lo = max(p.begin, p.a + c * chunk), hi = min(p.end, p.a + (c + 1) * chunk);
+  for (ulong i = lo; i < hi; i++) {
+    KEY_T key = keys_in[i];
+    uint b = classify(key_to_bits(key, kind, desc), p.logk, tree, spl);
+    OFFSET_T dst = next[b]++;
+    keys_out[dst] = key;
+#if HAS_VALUES
+    vals_out[dst] = make_index ? (VALUE_T)i : vals_in[i];
+#endif
+  }
+}
+#else
+/* Step 5. For each tile of its chunk (SS_TILE aligned positions), the
+ * group classifies the keys, ranks them by bucket in local memory (a
+ * local atomic per key within the bucket's run: the order within a bucket
+ * is free), then writes each bucket's run to base[b] + (position - start
+ * of the run), so that neighbouring work-items write neighbouring
+ * addresses. A value is read from its key's position in the tile as the
+ * key is written; it does not pass through local memory.
+ * Work-group: WG_SIZE. Local: SS_TILE keys with 2-byte buckets (and
+ * 2-byte positions), the splitters, and four NB_MAX-entry tables.
+ * Loop invariant: base[b] = where the chunk's next key of bucket b goes. */
+KERNEL void sample_scatter(const global KEY_T *keys_in, global KEY_T *keys_out,
+                           const global VALUE_T *vals_in, global VALUE_T *vals_out,
+                           global ulong *aux, ulong parents_off, uint num_parents,
+                           ulong counts_off, const global KEY_T *samples, ulong chunk, int kind,
+                           int desc, const global OFFSET_T *table, int make_index) {
+  local KEY_T tree[SS_K], spl[SS_K];
+  local KEY_T lkeys[SS_TILE];
+  local ushort lbucket[SS_TILE];
+#if HAS_VALUES
+  local ushort lpos[SS_TILE];
+#endif
+  local uint tile_count[NB_MAX], tile_start[NB_MAX], cursor[NB_MAX];
+  local OFFSET_T base[NB_MAX];
+  local uint scan_tmp[WG_SIZE];
+  uint lid = get_local_id(0);
+  ulong g = get_group_id(0);
+  parent_t p = find_parent(aux + parents_off, num_parents, g, chunk);
+  ulong c = g - p.first;
+  if (c == 0) write_counts(&p, table, (global OFFSET_T *)(aux + counts_off));
+  for (uint b = lid; b < p.nb; b += WG_SIZE)
+    base[b] = p.begin + table[p.table + b * p.chunks + c] - p.prefix;
+  load_splitters(samples, &p, kind, desc, tree, spl);
+  ulong first = p.a + c * chunk;
+  ulong lo = max(p.begin, first), hi = min(p.end, first + chunk);
+  for (ulong t0 = first; t0 < hi; t0 += SS_TILE) {
+    for (uint b = lid; b < p.nb; b += WG_SIZE) tile_count[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Striped vectors: vector j of this work-item is tile vector
+     * j * WG_SIZE + lid. */
+    KEY_T key[SS_ITEMS];
+    uint bucket[SS_ITEMS];
+    UNROLL_FULL for (uint j = 0; j < SS_ITEMS / SS_V; j++) {
+      bool valid[SS_V];
+      load_vector(keys_in, t0 / SS_V + j * WG_SIZE + lid, lo, hi, key + j * SS_V, valid);
+      UNROLL_FULL for (uint l = 0; l < SS_V; l++) {
+        uint b = classify(key_to_bits(key[j * SS_V + l], kind, desc), p.logk, tree, spl);
+        bucket[j * SS_V + l] = valid[l] ? b : 0xFFFFu;
+        BUMP(tile_count, b, valid[l]);
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Where each bucket's run starts in the tile: an exclusive scan of
+     * the tile's counts, WG_SIZE buckets per round. */
+    uint carry = 0;
+    for (uint r = 0; r < p.nb; r += WG_SIZE) {
+      uint b = r + lid, total;
+      uint x = b < p.nb ? tile_count[b] : 0u;
+      uint ex = wg_exclusive_sum_u32(x, &total, scan_tmp);
+      if (b < p.nb) tile_start[b] = cursor[b] = carry + ex;
+      carry += total;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    UNROLL_FULL for (uint i = 0; i < SS_ITEMS; i++) {
+      uint at = BUMP(cursor, bucket[i], bucket[i] != 0xFFFFu);
+      if (bucket[i] != 0xFFFFu) {
+        lkeys[at] = key[i];
+        lbucket[at] = (ushort)bucket[i];
+#if HAS_VALUES
+        lpos[at] = (ushort)(((i / SS_V) * WG_SIZE + lid) * SS_V + i % SS_V);
+#endif
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = lid; s < carry; s += WG_SIZE) {
+      uint b = lbucket[s];
+      OFFSET_T dst = base[b] + (s - tile_start[b]);
+      keys_out[dst] = lkeys[s];
+#if HAS_VALUES
+      ulong from = t0 + lpos[s];
+      vals_out[dst] = make_index ? (VALUE_T)from : vals_in[from];
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint b = lid; b < p.nb; b += WG_SIZE) base[b] += tile_count[b];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+#endif
+
+/* Copies the finished buckets that the last write of their level left in
+ * the scratch buffers into the output: group g copies [segs[2g],
+ * segs[2g+1]) of the keys (and values) from src to dst, at the same
+ * positions. Work-group: WG_SIZE. */
+KERNEL void sample_copy(const global KEY_T *keys_src, global KEY_T *keys_dst,
+                        const global VALUE_T *vals_src, global VALUE_T *vals_dst,
+                        const global ulong *aux, ulong segs_off) {
+  ulong g = get_group_id(0);
+  ulong begin = aux[segs_off + 2 * g], end = aux[segs_off + 2 * g + 1];
+  for (ulong i = begin + get_local_id(0); i < end; i += WG_SIZE) {
+    keys_dst[i] = keys_src[i];
+#if HAS_VALUES
+    vals_dst[i] = vals_src[i];
+#endif
+  }
+}

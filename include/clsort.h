@@ -121,6 +121,16 @@ typedef enum clsort_algorithm {
    * as n log^2 n: it wins for small inputs (one launch up to a tile of 8192
    * u32 keys on an H100), the radix sort for large ones. */
   CLSORT_BITONIC = 2,
+  /* Sample sort (Fine Sample Sort, seed 004): splitters from a random
+   * sample split the keys into up to 128 buckets per level, plus one
+   * equality bucket per splitter, so duplicate keys cost no extra levels;
+   * buckets that fit the bitonic tile are sorted together in one launch.
+   * Not stable: with CLSORT_STABLE it returns CLSORT_ERROR_UNSUPPORTED, as
+   * do bit ranges. Reads the bucket sizes back once per level (blocking),
+   * so clsort_sort_buffer returns only after the last level has run, with
+   * the same user-event caveat as the radix sort. Scratch as the radix
+   * sort, plus a few MB of tables. CLSORT_SAMPLE=K[:S] (environment)
+   * overrides the buckets per split and the oversampling. */
   CLSORT_SAMPLE = 3,
   CLSORT_MERGE = 4,
   CLSORT_QUICK = 5

@@ -83,10 +83,8 @@ bool t_is_stable(const clsort_options *o) {
 
 const char *t_opt_name(const clsort_options *o) {
   static char buf[96];
-  const char *alg = o->algorithm == CLSORT_RADIX     ? "radix"
-                    : o->algorithm == CLSORT_BITONIC ? "bitonic"
-                    : o->algorithm == CLSORT_AUTO    ? "auto"
-                                                     : "algorithm?";
+  static const char *const names[] = {"auto", "radix", "bitonic", "sample", "merge", "quick"};
+  const char *alg = (unsigned)o->algorithm <= CLSORT_QUICK ? names[o->algorithm] : "algorithm?";
   snprintf(buf, sizeof buf, "%s%s%s bits [%u,%u)", alg,
            o->flags & CLSORT_DESCENDING ? " descending" : " ascending",
            o->flags & CLSORT_STABLE ? " stable" : "", o->begin_bit, o->end_bit);

@@ -614,7 +614,7 @@ T_TEST(no_device_environment) {
  * point and key type; nothing may be modified. (What the bitonic sort
  * refuses, STABLE and bit ranges, is tested in test_bitonic.c.) */
 T_TEST(unsupported_algorithm) {
-  static const clsort_algorithm algs[] = {CLSORT_SAMPLE, CLSORT_MERGE, CLSORT_QUICK};
+  static const clsort_algorithm algs[] = {CLSORT_MERGE, CLSORT_QUICK};
   for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++)
     for (int ti = 0; ti < 6; ti++) {
       clsort_options o = CLSORT_OPTIONS_DEFAULT;
