@@ -122,10 +122,10 @@ typedef enum clsort_algorithm {
    * u32 keys on an H100), the radix sort for large ones. */
   CLSORT_BITONIC = 2,
   /* Sample sort (Fine Sample Sort, seed 004): splitters from a random
-   * sample split the keys into up to 256 buckets per level on GPUs (128
-   * on CPUs), plus one
-   * equality bucket per splitter, so duplicate keys cost no extra levels;
-   * buckets that fit the bitonic tile are sorted together in one launch.
+   * sample split the keys into up to 256 buckets per level on GPUs (128 on
+   * CPUs), plus one equality bucket per splitter, so duplicate keys cost
+   * no extra levels; buckets that fit the bitonic tile are sorted together
+   * in one launch.
    * Not stable: with CLSORT_STABLE it returns CLSORT_ERROR_UNSUPPORTED, as
    * do bit ranges. Reads the bucket sizes back once per level (blocking),
    * so clsort_sort_buffer returns only after the last level has run, with
