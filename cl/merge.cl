@@ -1,1 +1,201 @@
-/* merge.cl: the merge sort kernels (not written yet). */
+/* merge.cl: one merge pass of the merge sort. Sorted runs of `run` keys
+ * (the last one may be short) are merged in pairs into runs of 2 * run,
+ * stably: on equal keys the left run's key comes first.
+ *
+ * Merge path: output position d of a pair is a diagonal of the merge
+ * grid, and its co-rank is how many of the first d outputs come from the
+ * left run A (the rest come from the right run B). Each work-group owns
+ * one tile of MG_TILE consecutive outputs, so every group does the same
+ * work whatever the data: it finds the co-ranks of its two diagonals by a
+ * search that all its work-items share, loads the A and B keys between
+ * them into local memory (once each, 16-byte vectors where aligned), and
+ * each work-item then finds its own MG_ITEMS outputs in local memory and
+ * merges them serially. Every key is read once and written once per pass;
+ * values do not pass through local memory: each output reads its value
+ * from the position its key came from.
+ *
+ * Needs common.cl and keys.cl before it, and
+ *   HAS_VALUES, VALUE_T  a payload moved with each key (uint or ulong)
+ *   MG_WG                work-items per group
+ *   MG_ITEMS             outputs per work-item; MG_TILE = MG_WG * MG_ITEMS
+ *                        must be a power of two that divides 2 * run
+ * `run` (a kernel argument) must be a power of two.
+ */
+#if !defined(MG_WG) || !defined(MG_ITEMS) || !defined(HAS_VALUES) || !defined(VALUE_T)
+#error "merge.cl needs MG_WG, MG_ITEMS, HAS_VALUES and VALUE_T"
+#endif
+
+#define MG_TILE (MG_WG * MG_ITEMS)
+#if KEY_BITS == 32
+#define MG_V 4
+#else
+#define MG_V 2
+#endif
+#if MG_TILE % MG_V != 0 || (MG_TILE & (MG_TILE - 1)) != 0
+#error "merge.cl needs MG_TILE to be a power of two of whole 16-byte vectors"
+#endif
+/* Work-items that probe in the co-rank search: enough to finish in a few
+ * rounds (5 for runs of 2^23), few enough that the probes, which land on
+ * scattered keys, cost little memory traffic beside the tile's own. */
+#define MG_PROBES (MG_WG < 32 ? MG_WG : 32)
+#define MG_KEY_V CAT(KEY_T, MG_V)
+#define MG_VALUE_V CAT(VALUE_T, MG_V)
+#define MG_VLOAD CAT(vload, MG_V)
+#define MG_VSTORE CAT(vstore, MG_V)
+
+/* dst[i] = key bits of src[first + i] for i < count, by the whole group:
+ * a scalar head up to a 16-byte boundary, whole vectors, a scalar tail.
+ * Every work-item runs the same trips: PoCL mishandles loops whose trip
+ * count differs between work-items when they hold loops of their own. */
+inline void load_bits(local KEY_T *dst, const global KEY_T *src, ulong first, uint count,
+                      int kind, int desc) {
+  const uint lid = get_local_id(0);
+  const uint head = (uint)min((ulong)count, (MG_V - first % MG_V) % MG_V);
+  const uint vecs = (count - head) / MG_V, tail = head + vecs * MG_V;
+  for (uint i0 = 0; i0 < head; i0 += MG_WG)
+    if (i0 + lid < head) dst[i0 + lid] = key_to_bits(src[first + i0 + lid], kind, desc);
+  const global MG_KEY_V *sv = (const global MG_KEY_V *)(src + first + head);
+  for (uint v0 = 0; v0 < vecs; v0 += MG_WG) {
+    const uint v = v0 + lid;
+    if (v < vecs) {
+      KEY_T k[MG_V];
+      MG_VSTORE(sv[v], 0, k);
+      UNROLL_FULL for (uint l = 0; l < MG_V; l++)
+        dst[head + v * MG_V + l] = key_to_bits(k[l], kind, desc);
+    }
+  }
+  for (uint i = tail; i < count; i += MG_WG)
+    if (i + lid < count) dst[i + lid] = key_to_bits(src[first + i + lid], kind, desc);
+}
+
+/* Whether A[i] precedes B[d - 1 - i] in the stable merge: then the co-rank
+ * of diagonal d is above i. */
+inline bool before_diagonal(const global KEY_T *keys, ulong a, ulong b, ulong i, ulong d, int kind,
+                            int desc) {
+  return key_to_bits(keys[a + i], kind, desc) <= key_to_bits(keys[b + d - 1 - i], kind, desc);
+}
+
+/* Merges the pairs of sorted runs of `run` keys of keys_in into keys_out
+ * (and their values from vals_in into vals_out); argsort's last pass
+ * passes write_keys = 0 and writes values only. Group g writes outputs
+ * [g * MG_TILE, (g + 1) * MG_TILE) of n. Work-group: MG_WG. Local memory:
+ * MG_TILE key bits, MG_TILE padded source positions, the search state.
+ *
+ * The search: [lo, hi] brackets each co-rank; every round each of the
+ * first MG_PROBES work-items tests one of MG_PROBES evenly spaced points,
+ * and the pair of neighbouring votes that differ narrows the bracket by a
+ * factor of MG_PROBES + 1 (a binary search for one work-item). Every
+ * work-item runs the same rounds: the loop condition is read from local
+ * memory after a barrier. */
+__kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
+    const global KEY_T *keys_in, global KEY_T *keys_out, const global VALUE_T *vals_in,
+    global VALUE_T *vals_out, ulong n, ulong run, int kind, int desc, int write_keys) {
+  local KEY_T in[MG_TILE];           /* the tile's A keys, then its B keys */
+  local uint src[PADDED(MG_TILE)];   /* output slot -> position in `in` */
+  local ulong bounds[4];             /* lo and hi of both co-ranks */
+  local uchar votes[2 * MG_PROBES];
+  const uint lid = get_local_id(0);
+  const ulong out_begin = (ulong)get_group_id(0) * MG_TILE;
+  const ulong pair = out_begin & ~(2 * run - 1); /* runs are powers of two */
+  const ulong na = min(run, n - pair), nb = min(run, n - pair - na);
+  const ulong a = pair, b = pair + na;
+  const ulong d0 = out_begin - pair, d1 = min(d0 + MG_TILE, na + nb);
+
+  if (lid == 0) {
+    bounds[0] = d0 > nb ? d0 - nb : 0;
+    bounds[1] = min(d0, na);
+    bounds[2] = d1 > nb ? d1 - nb : 0;
+    bounds[3] = min(d1, na);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (;;) {
+    const ulong lo0 = bounds[0], hi0 = bounds[1], lo1 = bounds[2], hi1 = bounds[3];
+    if (lo0 >= hi0 && lo1 >= hi1) break;
+    const bool probe = lid < MG_PROBES;
+    const ulong p0 = lo0 + (lid + 1) * (hi0 - lo0) / (MG_PROBES + 1);
+    const ulong p1 = lo1 + (lid + 1) * (hi1 - lo1) / (MG_PROBES + 1);
+    const bool t0 = probe && lo0 < hi0 && before_diagonal(keys_in, a, b, p0, d0, kind, desc);
+    const bool t1 = probe && lo1 < hi1 && before_diagonal(keys_in, a, b, p1, d1, kind, desc);
+    if (probe) {
+      votes[lid] = t0;
+      votes[MG_PROBES + lid] = t1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (probe && lo0 < hi0) {
+      if (t0 && (lid == MG_PROBES - 1 || !votes[lid + 1])) bounds[0] = p0 + 1;
+      if (!t0 && (lid == 0 || votes[lid - 1])) bounds[1] = p0;
+    }
+    if (probe && lo1 < hi1) {
+      if (t1 && (lid == MG_PROBES - 1 || !votes[MG_PROBES + lid + 1])) bounds[2] = p1 + 1;
+      if (!t1 && (lid == 0 || votes[MG_PROBES + lid - 1])) bounds[3] = p1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const ulong a0 = bounds[0], a1 = bounds[2], b0 = d0 - a0, b1 = d1 - a1;
+  const uint nat = (uint)(a1 - a0), nbt = (uint)(b1 - b0), len = (uint)(d1 - d0);
+  load_bits(in, keys_in, a + a0, nat, kind, desc);
+  load_bits(in + nat, keys_in, b + b0, nbt, kind, desc);
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  /* This work-item's outputs [dt, dt + MG_ITEMS) of the tile: its co-rank
+   * in local memory, then a serial merge. Invariant: i A keys and j B keys
+   * are taken; ka and kb are the next of each. */
+  {
+    const uint dt = min(lid * (uint)MG_ITEMS, len);
+    uint lo = dt > nbt ? dt - nbt : 0, hi = min(dt, nat);
+    while (lo < hi) {
+      uint mid = (lo + hi) / 2;
+      if (in[mid] <= in[nat + dt - 1 - mid])
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    uint i = lo, j = dt - lo;
+    KEY_T ka = i < nat ? in[i] : 0, kb = j < nbt ? in[nat + j] : 0;
+    UNROLL for (uint k = 0; k < MG_ITEMS; k++) {
+      if (dt + k < len) {
+        bool take_a = j >= nbt || (i < nat && ka <= kb);
+        src[PAD(dt + k)] = take_a ? i : nat + j;
+        if (take_a) {
+          i++;
+          ka = i < nat ? in[i] : 0;
+        } else {
+          j++;
+          kb = j < nbt ? in[nat + j] : 0;
+        }
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  /* Striped stores: 16-byte vectors over whole vectors (the tile starts
+   * on one), scalars for the tail. */
+  const ulong a_at = a + a0, b_at = b + b0 - nat; /* global position of in[s] */
+  const uint vecs = len / MG_V;
+  for (uint v0 = 0; v0 < vecs; v0 += MG_WG) {
+    const uint v = v0 + lid;
+    if (v >= vecs) continue;
+    uint s[MG_V];
+    KEY_T k[MG_V];
+    UNROLL_FULL for (uint l = 0; l < MG_V; l++) {
+      s[l] = src[PAD(v * MG_V + l)];
+      k[l] = bits_to_key(in[s[l]], kind, desc);
+    }
+    if (write_keys) ((global MG_KEY_V *)keys_out)[out_begin / MG_V + v] = MG_VLOAD(0, k);
+#if HAS_VALUES
+    VALUE_T w[MG_V];
+    UNROLL_FULL for (uint l = 0; l < MG_V; l++)
+      w[l] = vals_in[s[l] < nat ? a_at + s[l] : b_at + s[l]];
+    ((global MG_VALUE_V *)vals_out)[out_begin / MG_V + v] = MG_VLOAD(0, w);
+#endif
+  }
+  for (uint t0 = vecs * MG_V; t0 < len; t0 += MG_WG) {
+    const uint t = t0 + lid;
+    if (t >= len) continue;
+    uint s = src[PAD(t)];
+    if (write_keys) keys_out[out_begin + t] = bits_to_key(in[s], kind, desc);
+#if HAS_VALUES
+    vals_out[out_begin + t] = vals_in[s < nat ? a_at + s : b_at + s];
+#endif
+  }
+}

@@ -133,7 +133,22 @@ typedef enum clsort_algorithm {
    * sort, plus a few MB of tables. CLSORT_SAMPLE=K[:S] (environment)
    * overrides the buckets per split and the oversampling. */
   CLSORT_SAMPLE = 3,
+  /* Merge sort: bitonic tiles as runs, then merge-path passes (one launch
+   * per doubling; co-rank splits give every work-group an equal share).
+   * Always stable (CLSORT_STABLE costs nothing). Whole keys only: a bit
+   * range returns CLSORT_ERROR_UNSUPPORTED. Scratch: n keys (keys only);
+   * n keys + n values (pairs); 2n keys + n indices (argsort).
+   * CLSORT_MERGE=WG:ITEMS (environment) overrides the merge tile. */
   CLSORT_MERGE = 4,
+  /* Quicksort: each level splits every segment around a pivot sampled from
+   * 63 strata, through the shared split primitive; keys equal to a
+   * repeated pivot are peeled off; segments up to a tile finish in the
+   * segmented small sort. Not stable (CLSORT_STABLE returns
+   * CLSORT_ERROR_UNSUPPORTED); whole keys only. Reads a few bytes back per
+   * level, one level late, so clsort_sort_buffer returns when the sort is
+   * nearly done (the radix sort's caveat about gated wait lists applies).
+   * Scratch: 2n keys + n bytes, plus 2n values with payloads, plus about
+   * 450 bytes per tile of tables. */
   CLSORT_QUICK = 5
 } clsort_algorithm;
 

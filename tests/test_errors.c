@@ -610,20 +610,27 @@ T_TEST(no_device_environment) {
 
 /* -------------------------------------------------------- UNSUPPORTED */
 
-/* The algorithms this version does not implement, for every sort entry
- * point and key type; nothing may be modified. (What the bitonic sort
- * refuses, STABLE and bit ranges, is tested in test_bitonic.c.) */
-T_TEST(unsupported_algorithm) {
-  static const clsort_algorithm algs[] = {CLSORT_MERGE, CLSORT_QUICK};
-  for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++)
-    for (int ti = 0; ti < 6; ti++) {
-      clsort_options o = CLSORT_OPTIONS_DEFAULT;
-      o.algorithm = algs[a];
-      t_label("algorithm %d, %s", (int)algs[a], clsort_type_name(t_all_types[ti]));
-      expect_sort_error(t_all_types[ti], &o, CLSORT_ERROR_UNSUPPORTED);
-      o.flags = CLSORT_STABLE | CLSORT_DESCENDING;
-      expect_sort_error(t_all_types[ti], &o, CLSORT_ERROR_UNSUPPORTED);
+/* What the merge sort and the quicksort refuse, for every sort entry point
+ * and key type: bit ranges (both compare whole keys) and, for the
+ * quicksort, CLSORT_STABLE; nothing may be modified. (The bitonic sort's
+ * refusals are tested in test_bitonic.c.) */
+T_TEST(unsupported_comparison_options) {
+  for (int ti = 0; ti < 6; ti++) {
+    clsort_type t = t_all_types[ti];
+    unsigned bits = (unsigned)clsort_type_size(t) * 8;
+    const clsort_options refused[] = {
+        {CLSORT_QUICK, CLSORT_STABLE, 0u, 0u},
+        {CLSORT_QUICK, CLSORT_STABLE | CLSORT_DESCENDING, 0u, 0u},
+        {CLSORT_QUICK, 0u, 1u, 0u},
+        {CLSORT_MERGE, 0u, 0u, bits - 1},
+        {CLSORT_MERGE, CLSORT_STABLE | CLSORT_DESCENDING, 4u, 8u},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+      t_label("algorithm %d, flags 0x%x, bits [%u, %u), %s", (int)refused[k].algorithm,
+              refused[k].flags, refused[k].begin_bit, refused[k].end_bit, clsort_type_name(t));
+      expect_sort_error(t, &refused[k], CLSORT_ERROR_UNSUPPORTED);
     }
+  }
   assert_nothing_modified();
 }
 
@@ -719,7 +726,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, invalid_argument_sort_value_and_index_size);
   tcase_add_test(tc, invalid_argument_device_spec);
   tcase_add_test(tc, invalid_argument_or_no_device_malformed_spec);
-  tcase_add_test(tc, unsupported_algorithm);
+  tcase_add_test(tc, unsupported_comparison_options);
   tcase_add_test(tc, too_large_host_arrays);
   tcase_add_test(tc, too_large_u32_offsets);
   tcase_add_test(tc, opencl_error_foreign_event);

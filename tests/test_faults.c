@@ -160,9 +160,39 @@ static clsort_status run_sort_buffer(clsort_context *c) {
   return clsort_sort_buffer(c, CLSORT_U32, S->bout, NULL, 0, N, NULL, 0, NULL, NULL);
 }
 
+/* The comparison sorts: every allocation of theirs (programs, scratch,
+ * the split's and the scan's) must come before they write the caller's
+ * buffers. The quicksort partitions over several levels, the merge sort
+ * runs several passes at this N. */
+static const clsort_options merge_options = {CLSORT_MERGE, 0u, 0u, 0u};
+static const clsort_options quick_options = {CLSORT_QUICK, 0u, 0u, 0u};
+static clsort_status run_merge_buffer(clsort_context *c) {
+  return clsort_sort_buffer(c, CLSORT_U32, S->bout, NULL, 0, N, &merge_options, 0, NULL, NULL);
+}
+static clsort_status run_quick_buffer(clsort_context *c) {
+  return clsort_sort_buffer(c, CLSORT_U32, S->bout, NULL, 0, N, &quick_options, 0, NULL, NULL);
+}
+static clsort_status run_pairs_with(clsort_context *c, const clsort_options *o) {
+  memcpy(S->out, S->in, N * 4);
+  memcpy(S->out + N * 4, S->in, N * 4);
+  clsort_status st = clsort_sort_pairs(c, CLSORT_U32, S->out, S->out + N * 4, 4, N, o);
+  if (st != CLSORT_SUCCESS) {
+    t_label("sort pairs after a failure");
+    ASSERT_EQ_MEM(S->out, S->in, N * 4);
+    ASSERT_EQ_MEM(S->out + N * 4, S->in, N * 4);
+    t_poison(S->out, sizeof S->out);
+  } else {
+    ASSERT_EQ_MEM(S->out + N * 4, S->out, N * 4);
+  }
+  return st;
+}
+static clsort_status run_merge_pairs(clsort_context *c) { return run_pairs_with(c, &merge_options); }
+static clsort_status run_quick_pairs(clsort_context *c) { return run_pairs_with(c, &quick_options); }
+
 /* Ops whose input is written into the (poisoned) output buffer. */
 static bool in_place(const fault_op *op) {
-  return op->run == run_scan64_in_place || op->run == run_sort_buffer;
+  return op->run == run_scan64_in_place || op->run == run_sort_buffer ||
+         op->run == run_merge_buffer || op->run == run_quick_buffer;
 }
 
 static const fault_op ops[] = {
@@ -178,6 +208,10 @@ static const fault_op ops[] = {
     {"sort host u32", false, CLSORT_SUCCESS, prep_sort, run_sort_host},
     {"sort pairs host u32", false, CLSORT_SUCCESS, prep_sort, run_sort_pairs},
     {"sort buffer u32 in place", true, CLSORT_SUCCESS, prep_sort, run_sort_buffer},
+    {"merge sort buffer u32 in place", true, CLSORT_SUCCESS, prep_sort, run_merge_buffer},
+    {"merge sort pairs host u32", false, CLSORT_SUCCESS, prep_sort, run_merge_pairs},
+    {"quicksort buffer u32 in place", true, CLSORT_SUCCESS, prep_sort, run_quick_buffer},
+    {"quicksort pairs host u32", false, CLSORT_SUCCESS, prep_sort, run_quick_pairs},
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 
