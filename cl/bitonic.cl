@@ -43,6 +43,14 @@
 #define BT_STABLE 0
 #endif
 #define BT_ITEMS (1u << BT_LOG_ITEMS)
+/* GPUs need the register arrays' loops unrolled (indices must be
+ * constants); on CPUs unrolling only multiplies PoCL's compile time, which
+ * every CI run pays for each variant. */
+#if IS_CPU
+#define BT_UNROLL
+#else
+#define BT_UNROLL UNROLL_FULL
+#endif
 #define BT_TILE (BT_WG * BT_ITEMS)
 #define KEY_MAX ((KEY_T)(~(KEY_T)0))
 
@@ -104,19 +112,19 @@
   do {                                                                           \
     const uint slots_ = 1u << (r), half_ = slots_ >> 1;                          \
     if (flip) {                                                                  \
-      UNROLL_FULL for (uint x_ = 0; x_ < half_; x_++)                            \
-        UNROLL_FULL for (uint l_ = 0; l_ < (lanes); l_++)                        \
+      BT_UNROLL for (uint x_ = 0; x_ < half_; x_++)                            \
+        BT_UNROLL for (uint l_ = 0; l_ < (lanes); l_++)                        \
           CMPX(K, V, I, (base) + x_ * (lanes) + l_,                                 \
                (base) + (slots_ - 1 - x_) * (lanes) + l_);                       \
     } else {                                                                     \
-      UNROLL_FULL for (uint x_ = 0; x_ < half_; x_++)                            \
-        UNROLL_FULL for (uint l_ = 0; l_ < (lanes); l_++)                        \
+      BT_UNROLL for (uint x_ = 0; x_ < half_; x_++)                            \
+        BT_UNROLL for (uint l_ = 0; l_ < (lanes); l_++)                        \
           CMPX(K, V, I, (base) + x_ * (lanes) + l_, (base) + (x_ + half_) * (lanes) + l_); \
     }                                                                            \
-    UNROLL_FULL for (uint p_ = half_ >> 1; p_ > 0; p_ >>= 1)                     \
-      UNROLL_FULL for (uint x_ = 0; x_ < slots_; x_++)                           \
+    BT_UNROLL for (uint p_ = half_ >> 1; p_ > 0; p_ >>= 1)                     \
+      BT_UNROLL for (uint x_ = 0; x_ < slots_; x_++)                           \
         if (!(x_ & p_))                                                          \
-          UNROLL_FULL for (uint l_ = 0; l_ < (lanes); l_++)                      \
+          BT_UNROLL for (uint l_ = 0; l_ < (lanes); l_++)                      \
             CMPX(K, V, I, (base) + x_ * (lanes) + l_, (base) + (x_ | p_) * (lanes) + l_); \
   } while (0)
 
@@ -180,12 +188,12 @@ inline void tile_load(local tile_mem *m, const global KEY_T *keys, const global 
       }
 #endif
     } else {
-      UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+      BT_UNROLL for (uint l = 0; l < BT_V; l++) {
         kk[l] = at + l < len ? keys[begin + at + l] : 0;
         IF_VALUES(if (!make_index) vv[l] = at + l < len ? vals[begin + at + l] : 0);
       }
     }
-    UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+    BT_UNROLL for (uint l = 0; l < BT_V; l++) {
       m->k[PAD(at + l)] = at + l < len ? key_to_bits(kk[l], kind, desc) : KEY_MAX;
       IF_VALUES(m->v[PAD(at + l)] = make_index ? (VALUE_T)(begin + at + l) : vv[l]);
       /* Padding sorts after equal real keys: the largest position. */
@@ -201,7 +209,7 @@ inline void tile_store(local const tile_mem *m, global KEY_T *keys, global VALUE
   for (uint i = get_local_id(0); i < (len + BT_V - 1) / BT_V; i += BT_WG) {
     uint at = i * BT_V;
     KEY_T kk[BT_V];
-    UNROLL_FULL for (uint l = 0; l < BT_V; l++) kk[l] = bits_to_key(m->k[PAD(at + l)], kind, desc);
+    BT_UNROLL for (uint l = 0; l < BT_V; l++) kk[l] = bits_to_key(m->k[PAD(at + l)], kind, desc);
     if (aligned && at + BT_V <= len) {
 #if BT_V == 4
       ((global KEY_V *)keys)[(begin + at) / BT_V] = (KEY_V)(kk[0], kk[1], kk[2], kk[3]);
@@ -213,7 +221,7 @@ inline void tile_store(local const tile_mem *m, global KEY_T *keys, global VALUE
                     (VALUE_V)(m->v[PAD(at)], m->v[PAD(at + 1)]));
 #endif
     } else {
-      UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+      BT_UNROLL for (uint l = 0; l < BT_V; l++) {
         if (at + l < len) {
           keys[begin + at + l] = kk[l];
           IF_VALUES(vals[begin + at + l] = m->v[PAD(at + l)]);
@@ -248,17 +256,17 @@ inline void tile_sort_runs(local tile_mem *m, uint size) {
   if (t < size >> BT_LOG_ITEMS) {
     TILE_REGS;
     uint base = t << BT_LOG_ITEMS;
-    UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++) REGS_FROM_TILE(x, PAD(base + x));
-    UNROLL_FULL for (uint s = 1; s <= BT_LOG_ITEMS; s++) {
+    BT_UNROLL for (uint x = 0; x < BT_ITEMS; x++) REGS_FROM_TILE(x, PAD(base + x));
+    BT_UNROLL for (uint s = 1; s <= BT_LOG_ITEMS; s++) {
       const uint block = 1u << s;
       /* The flip of every block of 2^s, then its half-cleaners. */
-      UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++)
+      BT_UNROLL for (uint x = 0; x < BT_ITEMS; x++)
         if (!(x & (block >> 1))) CMPX(K, V, I, x, x ^ (block - 1));
-      UNROLL_FULL for (uint p = block >> 2; p > 0; p >>= 1)
-        UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++)
+      BT_UNROLL for (uint p = block >> 2; p > 0; p >>= 1)
+        BT_UNROLL for (uint x = 0; x < BT_ITEMS; x++)
           if (!(x & p)) CMPX(K, V, I, x, x | p);
     }
-    UNROLL_FULL for (uint x = 0; x < BT_ITEMS; x++) REGS_TO_TILE(x, PAD(base + x));
+    BT_UNROLL for (uint x = 0; x < BT_ITEMS; x++) REGS_TO_TILE(x, PAD(base + x));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -273,17 +281,17 @@ inline void tile_sort_runs(local tile_mem *m, uint size) {
     if (t < active) {                                                                   \
       TILE_REGS;                                                                        \
       uint low = (1u << lo) - 1u, addr[BT_ITEMS];                                        \
-      UNROLL_FULL for (uint q = 0; q < per; q++) {                                      \
+      BT_UNROLL for (uint q = 0; q < per; q++) {                                      \
         uint rep = COSET_REP(t + q * active, lo, (r), low);                             \
-        UNROLL_FULL for (uint x = 0; x < slots; x++) {                                  \
+        BT_UNROLL for (uint x = 0; x < slots; x++) {                                  \
           bool upper = flip && (x >> ((r) - 1));                                        \
           addr[q * slots + x] = PAD((upper ? rep ^ low : rep) | (x << lo));             \
           REGS_FROM_TILE(q * slots + x, addr[q * slots + x]);                           \
         }                                                                               \
       }                                                                                 \
-      UNROLL_FULL for (uint q = 0; q < per; q++)                                        \
+      BT_UNROLL for (uint q = 0; q < per; q++)                                        \
         ROUND_STEPS(K, V, I, q * slots, (r), 1u, flip);                                 \
-      UNROLL_FULL for (uint j = 0; j < BT_ITEMS; j++) REGS_TO_TILE(j, addr[j]);         \
+      BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) REGS_TO_TILE(j, addr[j]);         \
     }                                                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                       \
   }
@@ -413,7 +421,7 @@ inline void vector_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
 #endif
 #endif
   } else {
-    UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+    BT_UNROLL for (uint l = 0; l < BT_V; l++) {
       kk[l] = e + l < n ? keys[e + l] : 0;
 #if HAS_VALUES
       vv[l] = e + l < n ? vals[e + l] : 0;
@@ -422,9 +430,9 @@ inline void vector_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
   }
   /* Register indices must be compile-time constants, or the arrays leave
    * registers: `rev` picks between values, never between indices. */
-  UNROLL_FULL for (uint l = 0; l < BT_V; l++)
+  BT_UNROLL for (uint l = 0; l < BT_V; l++)
     kk[l] = e + l < n ? key_to_bits(kk[l], kind, desc) : KEY_MAX;
-  UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+  BT_UNROLL for (uint l = 0; l < BT_V; l++) {
     K[at + l] = rev ? kk[BT_V - 1 - l] : kk[l];
 #if HAS_VALUES
     V[at + l] = rev ? vv[BT_V - 1 - l] : vv[l];
@@ -437,7 +445,7 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
   ulong e = vi * BT_V;
   KEY_T kk[BT_V];
   VALUE_T vv[BT_V];
-  UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+  BT_UNROLL for (uint l = 0; l < BT_V; l++) {
     kk[l] = bits_to_key(rev ? K[at + BT_V - 1 - l] : K[at + l], kind, desc);
 #if HAS_VALUES
     vv[l] = rev ? V[at + BT_V - 1 - l] : V[at + l];
@@ -456,7 +464,7 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
 #endif
 #endif
   } else {
-    UNROLL_FULL for (uint l = 0; l < BT_V; l++) {
+    BT_UNROLL for (uint l = 0; l < BT_V; l++) {
       if (e + l < n) {
         keys[e + l] = kk[l];
 #if HAS_VALUES
@@ -479,17 +487,17 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
     KEY_T K[BT_V << BT_LOG_GLOBAL];                                                       \
     VALUE_T V[BT_V << BT_LOG_GLOBAL];                                                     \
     ulong low = ((ulong)1 << lo) - 1u, w = get_global_id(0);                              \
-    UNROLL_FULL for (uint q = 0; q < per; q++) {                                          \
+    BT_UNROLL for (uint q = 0; q < per; q++) {                                          \
       ulong c = w + q * threads;                                                          \
       if (c < cosets) {                                                                   \
         ulong rep = COSET_REP(c, lo, (r), low);                                           \
-        UNROLL_FULL for (uint x = 0; x < slots; x++) {                                    \
+        BT_UNROLL for (uint x = 0; x < slots; x++) {                                    \
           bool upper = flip && (x >> ((r) - 1));                                          \
           vector_load(K, V, (q * slots + x) * BT_V, keys, vals,                           \
                       (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
         }                                                                                 \
         ROUND_STEPS(K, V, K, q * slots * BT_V, (r), BT_V, flip);                          \
-        UNROLL_FULL for (uint x = 0; x < slots; x++) {                                    \
+        BT_UNROLL for (uint x = 0; x < slots; x++) {                                    \
           bool upper = flip && (x >> ((r) - 1));                                          \
           vector_store(K, V, (q * slots + x) * BT_V, keys, vals,                          \
                        (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \

@@ -32,7 +32,7 @@ clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_
   clsort__bitonic_shape s;
   /* A stable tile carries each element's 4-byte position too. */
   size_t element = key_size + value_size + (stable ? 4 : 0);
-  s.log_items = 4;
+  s.log_items = ctx->is_cpu ? 2 : 4;
   if (ctx->tuning.bitonic_wg) {
     s.wg = ctx->tuning.bitonic_wg;
   } else {
