@@ -32,18 +32,22 @@ clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_
   clsort__bitonic_shape s;
   /* A stable tile carries each element's 4-byte position too. */
   size_t element = key_size + value_size + (stable ? 4 : 0);
+  /* Elements per work-item: 16 in GPU registers; 4 on CPUs, where more
+   * only multiplies PoCL's compile time. */
   s.log_items = ctx->is_cpu ? 2 : 4;
+  size_t tile;
   if (ctx->tuning.bitonic_wg) {
-    s.wg = ctx->tuning.bitonic_wg;
+    /* A forced shape (CLSORT_TUNING=WG:...) sets the tile: 16 x WG. */
+    tile = (size_t)ctx->tuning.bitonic_wg << 4;
   } else {
     /* The largest tile whose keys and values (padded one word in 32) fit
      * the local memory a group may use: 48 KB on NVIDIA. CPUs get 4096
      * elements, a tile that stays in a core's L1/L2 cache. */
     size_t budget = clsort__min(ctx->local_mem, 48 * 1024) - 512;
-    size_t tile = pow2_floor(budget * 32 / 33 / element);
+    tile = pow2_floor(budget * 32 / 33 / element);
     if (ctx->is_cpu) tile = clsort__min(tile, 4096);
-    s.wg = (unsigned)clsort__max(tile >> s.log_items, 1);
   }
+  s.wg = (unsigned)clsort__max(tile >> s.log_items, 1);
   while (s.wg > ctx->max_wg_size && s.wg > 1) s.wg /= 2;
   s.tile = (size_t)s.wg << s.log_items;
   /* Steps fused per global launch: each work-item holds 2^log_global
