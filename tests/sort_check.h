@@ -138,4 +138,9 @@ extern const char *t_shape;
 void t_shape_setup(const char *shape);
 TCase *t_shape_tcase(Suite *s, const char *name, void (*setup)(void));
 
+
+/* One case of the buffer form, every output checked (sort_check.c). */
+void t_check_buffer_case(t_rng *r, clsort_type t, size_t n, int dist, const clsort_options *o,
+                         size_t vs, bool with_values, bool stable);
+
 #endif

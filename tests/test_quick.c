@@ -213,53 +213,12 @@ T_TEST(quick_buffer_form) {
   t_rng_init(&r, "quick_buffer_form");
   r.s[0] ^= (uint64_t)_i;
   const size_t sizes[] = {1, 2, 33, tile_of(t, 4) + 1, 2 * tile_of(t, 8) - 1, capped(20011)};
-  size_t es = clsort_type_size(t);
-  cl_command_queue q = clsort_context_queue(T_CTX);
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
     for (int k = 0; k < 3; k++) {
       size_t n = sizes[s], vs = k ? 4 * (size_t)k : 8;
       bool with_values = k != 0, desc = (s + (size_t)k) % 2;
       clsort_options o = quick(desc);
-      unsigned char *keys = t_alloc(n * es), *want = t_alloc(n * es),
-                    *vals = t_alloc((n + GUARD) * 8);
-      t_gen_keys(&r, t, k == 2 ? D_FEW : D_UNIFORM, keys, n);
-      size_t *perm = t_ref_permutation(t, keys, n, &o);
-      t_gather(keys, perm, n, es, want);
-      t_fill_pair_values(vals, vs, n);
-      t_poison(vals + n * vs, GUARD * vs);
-      t_label("sort_buffer %s n=%zu quick%s%s", clsort_type_name(t), n, desc ? " descending" : "",
-              with_values ? (vs == 4 ? " with 4-byte values" : " with 8-byte values")
-                          : ", keys only");
-      cl_mem bk = t_buffer((n + GUARD) * es, NULL), bv = t_buffer((n + GUARD) * vs, vals);
-      cl_event written = NULL, done = NULL;
-      ASSERT_CL(clEnqueueWriteBuffer(q, bk, CL_FALSE, 0, n * es, keys, 0, NULL, &written));
-      t_defer_event(written);
-      ASSERT_OK(clsort_sort_buffer(T_CTX, t, bk, with_values ? bv : NULL, with_values ? vs : 0, n,
-                                   &o, 1, &written, &done));
-      ASSERT_NOT_NULL(done);
-      t_defer_event(done);
-      ASSERT_CL(clWaitForEvents(1, &done));
-      cl_int exec = -1;
-      ASSERT_CL(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL));
-      ASSERT_EQ_I64(exec, CL_COMPLETE);
-      unsigned char *got = t_read_buffer(bk, (n + GUARD) * es);
-      t_check_sorted(t, got, n, &o);
-      ASSERT_EQ_ELEMS(got, want, n, es);
-      ASSERT_POISON(got, n * es, (n + GUARD) * es);
-      unsigned char *gv = t_read_buffer(bv, (n + GUARD) * vs);
-      if (with_values)
-        t_check_payload_permutation(t, keys, want, gv, vs, n, false);
-      else
-        ASSERT_EQ_ELEMS(gv, vals, n, vs);
-      ASSERT_POISON(gv, n * vs, (n + GUARD) * vs);
-      t_release_now(gv);
-      t_release_now(got);
-      t_release_now(bv);
-      t_release_now(bk);
-      t_release_now(perm);
-      t_release_now(vals);
-      t_release_now(want);
-      t_release_now(keys);
+      t_check_buffer_case(&r, t, n, k == 2 ? D_FEW : D_UNIFORM, &o, vs, with_values, false);
     }
 }
 
