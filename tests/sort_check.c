@@ -537,3 +537,20 @@ void t_check_buffer_case(t_rng *r, clsort_type t, size_t n, int dist, const clso
   t_release_now(want);
   t_release_now(keys);
 }
+
+/* n keys drawn from the type's special list (count entries, in order),
+ * sorted with `o` into `out`: the output follows the list's order (is the
+ * list itself when n == count), and every mode matches the reference. */
+void t_check_specials_case(clsort_type t, const uint64_t *list, size_t count, const void *keys,
+                           void *out, size_t n, const clsort_options *o, const char *what) {
+  bool desc = (o->flags & CLSORT_DESCENDING) != 0;
+  t_label("%s specials n=%zu %s against the hand-written order", clsort_type_name(t), n,
+          t_opt_name(o));
+  memcpy(out, keys, n * clsort_type_size(t));
+  ASSERT_OK(clsort_sort(T_CTX, t, out, n, o));
+  t_check_against_list(t, list, count, keys, out, n, desc);
+  if (n == count)
+    for (size_t k = 0; k < count; k++)
+      ASSERT_EQ_U64(t_get_bits(t, out, k), list[desc ? count - 1 - k : k]);
+  t_check_input(t, keys, n, o, MODES_ALL, what);
+}

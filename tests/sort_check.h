@@ -143,4 +143,8 @@ TCase *t_shape_tcase(Suite *s, const char *name, void (*setup)(void));
 void t_check_buffer_case(t_rng *r, clsort_type t, size_t n, int dist, const clsort_options *o,
                          size_t vs, bool with_values, bool stable);
 
+/* One sort of special values, every output checked (sort_check.c). */
+void t_check_specials_case(clsort_type t, const uint64_t *list, size_t count, const void *keys,
+                           void *out, size_t n, const clsort_options *o, const char *what);
+
 #endif
