@@ -60,9 +60,9 @@ clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_
   s.global_wg = ctx->is_cpu ? 64 : 128;
   /* CLSORT_BITONIC=FUSED[:GLOBAL_WG] overrides the global launches' shape;
    * bench/ uses it to measure alternatives. */
-  const char *override = getenv("CLSORT_BITONIC");
-  unsigned fused = 0, global_wg = 0;
-  if (override && sscanf(override, "%u:%u", &fused, &global_wg) >= 1 && fused >= 1 && fused <= 4) {
+  unsigned f[2] = {0, 0};
+  unsigned got = clsort__env_fields("CLSORT_BITONIC", f, 2), fused = f[0], global_wg = f[1];
+  if (got >= 1 && fused >= 1 && fused <= 4) {
     s.log_global = fused;
     if (global_wg && (global_wg & (global_wg - 1)) == 0 && global_wg <= ctx->max_wg_size)
       s.global_wg = global_wg;

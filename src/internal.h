@@ -154,6 +154,15 @@ clsort_status clsort__select_device(const char *spec, cl_platform_id *platform,
 void clsort__tune(clsort_context *ctx);
 const char *clsort__common_options(const clsort_context *ctx);
 
+/* Reads the variable `name` as up to `max` unsigned fields separated by
+ * ':' ("256:16") into fields[0..]; returns how many parsed (0 when unset
+ * or malformed from the first field). The algorithms' tuning overrides
+ * (CLSORT_TUNING, CLSORT_SAMPLE, CLSORT_MERGE, CLSORT_QUICK) go through it;
+ * each checks its own ranges. */
+unsigned clsort__env_fields(const char *name, unsigned *fields, unsigned max);
+/* Whether the variable `name` is set to something other than "" or "0". */
+bool clsort__env_flag(const char *name);
+
 /* alloc.c: every allocation goes through these, so that fault injection
  * (CLSORT_FAIL_ALLOC_AFTER=N) reaches all of them. */
 void *clsort__malloc(clsort_context *ctx, size_t bytes);

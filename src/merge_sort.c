@@ -27,10 +27,11 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
   merge_shape s;
   s.wg = ctx->tuning.wg_size;
   s.items = s.wg == 1 ? 2048 : key_size == 4 ? 16 : 8;
-  const char *override = getenv("CLSORT_MERGE");
-  unsigned wg = 0, items = 0;
-  if (override && sscanf(override, "%u:%u", &wg, &items) == 2 && wg && items &&
-      (wg & (wg - 1)) == 0 && (items & (items - 1)) == 0 && wg <= ctx->max_wg_size) {
+  unsigned f[2] = {0, 0};
+  bool forced = clsort__env_fields("CLSORT_MERGE", f, 2) == 2;
+  unsigned wg = f[0], items = f[1];
+  if (forced && wg && items && (wg & (wg - 1)) == 0 && (items & (items - 1)) == 0 &&
+      wg <= ctx->max_wg_size) {
     s.wg = wg;
     s.items = items;
   }

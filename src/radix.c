@@ -46,9 +46,8 @@ static unsigned radix_items(const clsort_context *ctx, const clsort__sort_job *j
  * single-pass scan is validated (NVIDIA), and its status words hold counts
  * below 2^30. CLSORT_NO_ONESWEEP=1 turns it off, for comparison. */
 static bool uses_onesweep(const clsort_context *ctx, const clsort__sort_job *job) {
-  const char *off = getenv("CLSORT_NO_ONESWEEP");
   return ctx->tuning.single_pass_scan && ctx->tuning.wg_size >= 256 && digit_bits(ctx) == 8 &&
-         job->n < ((size_t)1 << 30) && !(off && *off && strcmp(off, "0") != 0);
+         job->n < ((size_t)1 << 30) && !clsort__env_flag("CLSORT_NO_ONESWEEP");
 }
 
 static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *job, bool wide_offsets,

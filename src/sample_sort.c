@@ -69,9 +69,9 @@ static void read_config(const clsort_context *ctx, unsigned *k, unsigned *s, uns
   *k = ctx->is_cpu ? DEFAULT_K : GPU_K;
   *s = 0;
   *parents = MAX_PARENTS;
-  const char *env = getenv("CLSORT_SAMPLE");
-  unsigned ek = 0, es = 0, ep = 0;
-  int got = env ? sscanf(env, "%u:%u:%u", &ek, &es, &ep) : 0;
+  unsigned f[3] = {0, 0, 0};
+  unsigned got = clsort__env_fields("CLSORT_SAMPLE", f, 3);
+  unsigned ek = f[0], es = f[1], ep = f[2];
   if (got >= 1 && ek >= 2 && ek <= MAX_K && (ek & (ek - 1)) == 0) *k = ek;
   if (got >= 2 && es <= 1u << 20) *s = es;
   if (got >= 3 && ep >= 1 && ep <= MAX_PARENTS) *parents = ep;

@@ -9,9 +9,22 @@
 
 #define VENDOR_NVIDIA 0x10de
 
-static bool env_set(const char *name) {
+bool clsort__env_flag(const char *name) {
   const char *v = getenv(name);
   return v && *v && strcmp(v, "0") != 0;
+}
+
+unsigned clsort__env_fields(const char *name, unsigned *fields, unsigned max) {
+  const char *v = getenv(name);
+  unsigned got = 0;
+  while (v && got < max) {
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    if (end == v || x > 0xFFFFFFFFul || (*end != ':' && *end != '\0')) break;
+    fields[got++] = (unsigned)x;
+    v = *end == ':' ? end + 1 : NULL;
+  }
+  return got;
 }
 
 void clsort__tune(clsort_context *ctx) {
@@ -32,7 +45,7 @@ void clsort__tune(clsort_context *ctx) {
     t->wg_size = 256;
     t->items = 24;
     t->groups_per_cu = 8;
-    t->use_ptx = !env_set("CLSORT_NO_PTX");
+    t->use_ptx = !clsort__env_flag("CLSORT_NO_PTX");
     /* Look-back needs every earlier tile to make progress; dynamic tile
      * numbering guarantees that on NVIDIA, where it has been validated. */
     t->single_pass_scan = t->use_ptx;
@@ -43,10 +56,11 @@ void clsort__tune(clsort_context *ctx) {
   }
   /* CLSORT_TUNING=WG:ITEMS:GROUPS_PER_CU[:RADIX_ITEMS] overrides the
    * shape; bench/ uses it to measure alternatives. */
-  const char *override = getenv("CLSORT_TUNING");
-  unsigned wg, items, groups, radix_items = 0;
-  if (override && sscanf(override, "%u:%u:%u:%u", &wg, &items, &groups, &radix_items) >= 3 &&
-      wg && items && groups && (wg & (wg - 1)) == 0 && items % 4 == 0 && radix_items % 4 == 0) {
+  unsigned f[4] = {0, 0, 0, 0};
+  bool forced = clsort__env_fields("CLSORT_TUNING", f, 4) >= 3;
+  unsigned wg = f[0], items = f[1], groups = f[2], radix_items = f[3];
+  if (forced && wg && items && groups && (wg & (wg - 1)) == 0 && items % 4 == 0 &&
+      radix_items % 4 == 0) {
     t->wg_size = wg;
     t->items = items;
     t->groups_per_cu = groups;
