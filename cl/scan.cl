@@ -136,45 +136,14 @@ UNROLL_FULL
 }
 
 #if USE_PTX && SCAN_BITS == 32
-/* Single-pass scan with decoupled look-back (Merrill & Garland), for 32-bit
- * sums on NVIDIA. One group per tile; tiles are numbered in the order
- * groups start (an atomic counter), so every tile waits only on tiles whose
- * groups are already running, which guarantees progress.
+/* Single-pass scan with decoupled look-back (Merrill & Garland; the
+ * look-back itself is wg_scan.cl's), for 32-bit sums on NVIDIA. One group
+ * per tile; tiles are numbered in the order groups start (an atomic
+ * counter), so every tile waits only on tiles whose groups are already
+ * running, which guarantees progress.
  *
- * state[0] is the tile counter; state[1 + t] is tile t's status word:
- * flag in the high 32 bits (0 not ready, 1 aggregate, 2 inclusive prefix),
- * the value's bits in the low 32. One 64-bit store publishes both at once.
- * The host zeroes state before each launch. */
-#define FLAG_AGGREGATE 1ul
-#define FLAG_INCLUSIVE 2ul
-
-inline ulong FN(status_word)(ulong flag, T value) { return (flag << 32) | CAT(as_, uint)(value); }
-inline T FN(status_value)(ulong word) { return CAT(as_, T)((uint)word); }
-
-/* Sums the published values of the tiles before `tile`; runs on warp 0. */
-inline T FN(look_back)(volatile __global ulong *status, long tile) {
-  uint lane = lane_id();
-  T prefix = 0;
-  long window = tile - 1; /* lane l looks at tile window - l */
-  for (;;) {
-    long t = window - (long)lane;
-    ulong word;
-    /* Spin until every lane sees a published status (uniform loop). */
-    do {
-      word = t >= 0 ? status[t] : (FLAG_INCLUSIVE << 32);
-    } while (warp_ballot((word >> 32) == 0) != 0);
-    uint inclusive = warp_ballot((word >> 32) == FLAG_INCLUSIVE);
-    /* Lanes up to and including the nearest inclusive prefix contribute. */
-    uint last = inclusive ? lowest_bit(inclusive) : 31u;
-    T v = lane <= last ? FN(status_value)(word) : (T)0;
-UNROLL_FULL
-    for (uint m = 16; m > 0; m >>= 1) v += CAT(as_, T)(shfl_xor_u32(CAT(as_, uint)(v), m));
-    prefix += v;
-    if (inclusive) return prefix;
-    window -= 32;
-  }
-}
-
+ * state[0] is the tile counter; state[1 + t] is tile t's status word (see
+ * wg_scan.cl). The host zeroes state before each launch. */
 /* Tile layout of the single pass: warp-striped 4-vectors. Warp w owns the
  * tile's elements [w*32*ITEMS, (w+1)*32*ITEMS); in round j its lane l holds
  * the four elements at 128*j + 4*l of that range. Every load and store of a
@@ -230,7 +199,7 @@ UNROLL_FULL
   } else {
     if (lid == 0) status[tile] = FN(status_word)(FLAG_AGGREGATE, tile_total);
     if (warp_id() == 0) {
-      T before = FN(look_back)(status, tile);
+      T before = FN(look_back)(status, tile, 0);
       if (lid == 0) {
         status[tile] = FN(status_word)(FLAG_INCLUSIVE, before + tile_total);
         tile_prefix = before;

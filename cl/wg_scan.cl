@@ -12,8 +12,11 @@
  *   WG_T wg_reduce_S(WG_T x, int op, __local WG_T *tmp)
  *   WG_T combine_S(WG_T a, WG_T b, int op), WG_T identity_S(int op)
  * with op 0 = sum, 1 = min, 2 = max. tmp holds WG_SIZE elements. Every
- * work-item of the group must make each call (they contain barriers), and
- * each call ends with a barrier, so tmp may be reused right after.
+ * work-item of the group must make each of these calls (they contain
+ * barriers), and each call ends with a barrier, so tmp may be reused right
+ * after. On NVIDIA, 32-bit types also get the decoupled look-back of the
+ * single-pass kernels, which one whole warp calls:
+ *   WG_T look_back_S(volatile __global ulong *status, long tile, long first)
  * Needs common.cl before it. */
 #if !defined(WG_T) || !defined(WG_SUFFIX) || !defined(WG_T_BITS) || !defined(WG_T_FLOAT) || \
     !defined(WG_T_LOWEST) || !defined(WG_T_HIGHEST)
@@ -122,5 +125,50 @@ WG_T WG_FN(wg_reduce)(WG_T x, int op, __local WG_T *tmp) {
   barrier(CLK_LOCAL_MEM_FENCE);
   return r;
 }
+
+#if USE_PTX && WG_T_BITS == 32
+/* Decoupled look-back (Merrill & Garland): how single-pass kernels learn
+ * the sum of the tiles before theirs without a second launch. Tile t's
+ * status word holds a flag in the high 32 bits (0 not ready, 1 the tile's
+ * own value, 2 the inclusive prefix over tiles first..t) and the value's
+ * bits in the low 32; one 64-bit store publishes both at once. Tiles must
+ * be numbered in the order their groups start (an atomic ticket), so a
+ * tile only waits on groups already running. */
+#ifndef FLAG_AGGREGATE
+#define FLAG_AGGREGATE 1ul
+#define FLAG_INCLUSIVE 2ul
+#endif
+
+inline ulong WG_FN(status_word)(ulong flag, WG_T value) {
+  return (flag << 32) | CAT(as_, uint)(value);
+}
+inline WG_T WG_FN(status_value)(ulong word) { return CAT(as_, WG_T)((uint)word); }
+
+/* Sum of the published values of tiles first .. tile - 1 (tiles before
+ * `first` are not read: a segmented scan starts there). Runs on one whole
+ * warp; lane l looks at tile window - l. */
+inline WG_T WG_FN(look_back)(volatile __global ulong *status, long tile, long first) {
+  uint lane = lane_id();
+  WG_T prefix = 0;
+  long window = tile - 1;
+  for (;;) {
+    long t = window - (long)lane;
+    ulong word;
+    /* Spin until every lane sees a published status (uniform loop). */
+    do {
+      word = t >= first ? status[t] : (FLAG_INCLUSIVE << 32);
+    } while (warp_ballot((word >> 32) == 0) != 0);
+    uint inclusive = warp_ballot((word >> 32) == FLAG_INCLUSIVE);
+    /* Lanes up to and including the nearest inclusive prefix contribute. */
+    uint last = inclusive ? lowest_bit(inclusive) : 31u;
+    WG_T v = lane <= last ? WG_FN(status_value)(word) : (WG_T)0;
+UNROLL_FULL
+    for (uint m = 16; m > 0; m >>= 1) v += CAT(as_, WG_T)(shfl_xor_u32(CAT(as_, uint)(v), m));
+    prefix += v;
+    if (inclusive) return prefix;
+    window -= 32;
+  }
+}
+#endif
 
 #undef WG_FN
