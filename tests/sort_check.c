@@ -346,6 +346,40 @@ void t_gen_keys(t_rng *r, clsort_type t, int dist, void *p, size_t n) {
   }
 }
 
+static int cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+size_t t_edge_sizes(const size_t *fixed, size_t nf, const size_t *around, size_t na, size_t max,
+                    size_t *out) {
+  size_t count = 0;
+  for (size_t k = 0; k < nf; k++) out[count++] = fixed[k];
+  for (size_t k = 0; k < na; k++) out[count++] = around[k];
+  qsort(out, count, sizeof *out, cmp_size);
+  size_t kept = 0;
+  for (size_t k = 0; k < count; k++)
+    if ((kept == 0 || out[k] != out[kept - 1]) && out[k] <= max) out[kept++] = out[k];
+  return kept;
+}
+
+void t_check_edge_sweep(t_rng *r, clsort_type t, size_t (*unit_of)(clsort_type, size_t),
+                        size_t (*sizes_for)(size_t unit, size_t *out),
+                        clsort_options (*options)(bool desc, bool few)) {
+  size_t sizes[64];
+  for (int m = 0; m < M_COUNT; m++) {
+    size_t unit = unit_of(t, t_mode_payload[m]);
+    size_t count = sizes_for(unit, sizes);
+    for (size_t s = 0; s < count; s++)
+      for (int desc = 0; desc < 2; desc++) {
+        if (sizes[s] > 4 * unit + 1 && desc != (int)(s % 2)) continue;
+        bool few = (s + (size_t)desc) % 2;
+        clsort_options o = options(desc, few);
+        t_check_dist(r, t, few ? D_FEW : D_UNIFORM, sizes[s], &o, 1u << m);
+      }
+  }
+}
+
 void t_check_dist(t_rng *r, clsort_type t, int dist, size_t n, const clsort_options *o,
                   unsigned modes) {
   unsigned char *keys = t_alloc(n * clsort_type_size(t) + 1);

@@ -112,6 +112,21 @@ void t_gen_keys(t_rng *r, clsort_type t, int dist, void *p, size_t n);
 void t_check_dist(t_rng *r, clsort_type t, int dist, size_t n, const clsort_options *o,
                   unsigned modes);
 
+/* ------------------------------------------------------------ edge sizes */
+/* fixed[] and around[] (sizes around a sort's tile or run) merged into
+ * out, sorted, without repeats and without sizes above max; returns the
+ * count. out holds nf + na. */
+size_t t_edge_sizes(const size_t *fixed, size_t nf, const size_t *around, size_t na, size_t max,
+                    size_t *out);
+/* The edge sweep the bitonic, merge and quick tests share, for type t: in
+ * every mode, every size sizes_for(unit_of(t, the mode's payload)) gives
+ * (at most 64), both directions up to four units and one direction
+ * (alternating) above; distinct keys or few distinct ones, alternating.
+ * options(desc, few) makes each sort's options. */
+void t_check_edge_sweep(t_rng *r, clsort_type t, size_t (*unit_of)(clsort_type, size_t),
+                        size_t (*sizes_for)(size_t unit, size_t *out),
+                        clsort_options (*options)(bool desc, bool few));
+
 /* Whether T_CTX cannot sort keys of type t (f64 without fp64): skip. */
 bool t_skip_type(clsort_type t);
 

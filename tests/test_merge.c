@@ -61,11 +61,6 @@ T_TEST(merge_matrix) {
 }
 
 /* ----------------------------------------------------------------- sizes */
-static int cmp_size(const void *a, const void *b) {
-  size_t x = *(const size_t *)a, y = *(const size_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Tiny sizes, 2^k +- 1, primes, and sizes around the run and its multiples
  * (one run alone, then one and more merge passes, the last pair short or
  * missing its right run); sorted, distinct. Returns the count. */
@@ -77,14 +72,12 @@ static size_t edge_sizes(size_t run, size_t *out) {
                            2 * run - 1,  2 * run,     2 * run + 1, 3 * run,     3 * run + 5,
                            4 * run - 1,  4 * run + 1, 5 * run - 3, 8 * run + 7, 13 * run + 1,
                            16 * run - 1, 16 * run + 1};
-  size_t count = 0;
-  for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) out[count++] = fixed[k];
-  for (size_t k = 0; k < sizeof around / sizeof around[0]; k++) out[count++] = around[k];
-  qsort(out, count, sizeof *out, cmp_size);
-  size_t kept = 0;
-  for (size_t k = 0; k < count; k++)
-    if ((kept == 0 || out[k] != out[kept - 1]) && out[k] <= max_n()) out[kept++] = out[k];
-  return kept;
+  return t_edge_sizes(fixed, sizeof fixed / sizeof fixed[0], around,
+                      sizeof around / sizeof around[0], max_n(), out);
+}
+
+static clsort_options edge_options(bool desc, bool few) {
+  return merge(desc, few);
 }
 
 /* _i = type: each mode at every edge size of its own run, both directions
@@ -96,18 +89,7 @@ T_TEST(merge_edge_sizes) {
   t_rng r;
   t_rng_init(&r, "merge_edge_sizes");
   r.s[0] ^= (uint64_t)_i;
-  size_t sizes[64];
-  for (int m = 0; m < M_COUNT; m++) {
-    size_t run = run_of(t, t_mode_payload[m]);
-    size_t count = edge_sizes(run, sizes);
-    for (size_t s = 0; s < count; s++)
-      for (int desc = 0; desc < 2; desc++) {
-        if (sizes[s] > 4 * run + 1 && desc != (int)(s % 2)) continue;
-        bool few = (s + (size_t)desc) % 2;
-        clsort_options o = merge(desc, few);
-        t_check_dist(&r, t, few ? D_FEW : D_UNIFORM, sizes[s], &o, 1u << m);
-      }
-  }
+  t_check_edge_sweep(&r, t, run_of, edge_sizes, edge_options);
 }
 
 /* ------------------------------------------------------------- stability */

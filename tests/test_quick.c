@@ -60,11 +60,6 @@ T_TEST(quick_matrix) {
 }
 
 /* ----------------------------------------------------------------- sizes */
-static int cmp_size(const void *a, const void *b) {
-  size_t x = *(const size_t *)a, y = *(const size_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Tiny sizes, 2^k +- 1, primes, and sizes around the tile and its
  * multiples (one launch, then one level whose children are all small,
  * then several levels); sorted, distinct. Returns the count. */
@@ -75,14 +70,13 @@ static size_t edge_sizes(size_t tile, size_t *out) {
   const size_t around[] = {tile / 2 + 1, tile - 1,     tile,         tile + 1,    tile + 2,
                            2 * tile - 1, 2 * tile + 1, 3 * tile + 5, 4 * tile - 1, 4 * tile + 1,
                            8 * tile + 7, 16 * tile - 1, 33 * tile + 1};
-  size_t count = 0;
-  for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) out[count++] = fixed[k];
-  for (size_t k = 0; k < sizeof around / sizeof around[0]; k++) out[count++] = around[k];
-  qsort(out, count, sizeof *out, cmp_size);
-  size_t kept = 0;
-  for (size_t k = 0; k < count; k++)
-    if ((kept == 0 || out[k] != out[kept - 1]) && out[k] <= max_n()) out[kept++] = out[k];
-  return kept;
+  return t_edge_sizes(fixed, sizeof fixed / sizeof fixed[0], around,
+                      sizeof around / sizeof around[0], max_n(), out);
+}
+
+static clsort_options edge_options(bool desc, bool few) {
+  (void)few;
+  return quick(desc);
 }
 
 /* _i = type: each mode at every edge size of its own tile, both directions
@@ -94,17 +88,7 @@ T_TEST(quick_edge_sizes) {
   t_rng r;
   t_rng_init(&r, "quick_edge_sizes");
   r.s[0] ^= (uint64_t)_i;
-  size_t sizes[64];
-  for (int m = 0; m < M_COUNT; m++) {
-    size_t tile = tile_of(t, t_mode_payload[m]);
-    size_t count = edge_sizes(tile, sizes);
-    for (size_t s = 0; s < count; s++)
-      for (int desc = 0; desc < 2; desc++) {
-        if (sizes[s] > 4 * tile + 1 && desc != (int)(s % 2)) continue;
-        clsort_options o = quick(desc);
-        t_check_dist(&r, t, (s + (size_t)desc) % 2 ? D_FEW : D_UNIFORM, sizes[s], &o, 1u << m);
-      }
-  }
+  t_check_edge_sweep(&r, t, tile_of, edge_sizes, edge_options);
 }
 
 /* ---------------------------------------------------- adversarial inputs */
