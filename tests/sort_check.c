@@ -588,3 +588,20 @@ void t_check_specials_case(clsort_type t, const uint64_t *list, size_t count, co
       ASSERT_EQ_U64(t_get_bits(t, out, k), list[desc ? count - 1 - k : k]);
   t_check_input(t, keys, n, o, MODES_ALL, what);
 }
+
+void t_check_specials_sweep(t_rng *r, clsort_type t, const size_t *sizes, size_t nsizes,
+                            clsort_options (*options)(size_t s, bool desc), const char *what) {
+  size_t count, es = clsort_type_size(t);
+  const uint64_t *list = t_special_list(t, &count);
+  for (size_t s = 0; s < nsizes; s++) {
+    size_t n = sizes[s];
+    unsigned char *keys = t_alloc(n * es), *out = t_alloc(n * es);
+    t_special_keys(r, t, keys, n);
+    for (int desc = 0; desc < 2; desc++) {
+      clsort_options o = options(s, desc);
+      t_check_specials_case(t, list, count, keys, out, n, &o, what);
+    }
+    t_release_now(out);
+    t_release_now(keys);
+  }
+}

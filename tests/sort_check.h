@@ -158,6 +158,13 @@ TCase *t_shape_tcase(Suite *s, const char *name, void (*setup)(void));
 void t_check_buffer_case(t_rng *r, clsort_type t, size_t n, int dist, const clsort_options *o,
                          size_t vs, bool with_values, bool stable);
 
+/* Keys drawn from the hand-written list at each of the sizes (each key
+ * once when the size is the list's length), sorted in both directions
+ * with options(s, desc) for sizes[s], every output checked by
+ * t_check_specials_case. */
+void t_check_specials_sweep(t_rng *r, clsort_type t, const size_t *sizes, size_t nsizes,
+                            clsort_options (*options)(size_t s, bool desc), const char *what);
+
 /* One sort of special values, every output checked (sort_check.c). */
 void t_check_specials_case(clsort_type t, const uint64_t *list, size_t count, const void *keys,
                            void *out, size_t n, const clsort_options *o, const char *what);

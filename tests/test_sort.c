@@ -79,6 +79,12 @@ T_TEST(sort_edge_sizes) {
 }
 
 /* ------------------------------------------------------- special values */
+static clsort_options specials_options(size_t s, bool desc) {
+  clsort_options o = {s == 1 ? CLSORT_AUTO : CLSORT_RADIX,
+                      (desc ? CLSORT_DESCENDING : 0u) | (s == 1 ? CLSORT_STABLE : 0u), 0u, 0u};
+  return o;
+}
+
 /* _i = type: INT_MIN/INT_MAX, signed zeros, infinities, NaNs of both signs
  * and several payloads, denormals. The list once each (shuffled), then
  * many draws from it, both directions, all modes. */
@@ -97,19 +103,9 @@ T_TEST(sort_special_values) {
   t_rng r;
   t_rng_init(&r, "sort_special_values");
   r.s[0] ^= (uint64_t)_i;
-  static const size_t sizes[] = {0, 2001, 70001};
-  for (size_t s = 0; s < 3; s++) {
-    size_t n = sizes[s] ? sizes[s] : count;
-    unsigned char *keys = t_alloc(n * es), *out = t_alloc(n * es);
-    t_special_keys(&r, t, keys, n);
-    for (int desc = 0; desc < 2; desc++) {
-      clsort_options o = {s == 1 ? CLSORT_AUTO : CLSORT_RADIX,
-                          (desc ? CLSORT_DESCENDING : 0u) | (s == 1 ? CLSORT_STABLE : 0u), 0u, 0u};
-      t_check_specials_case(t, list, count, keys, out, n, &o, "specials");
-    }
-    t_release_now(out);
-    t_release_now(keys);
-  }
+  const size_t sizes[] = {count, 2001, 70001};
+  t_check_specials_sweep(&r, t, sizes, sizeof sizes / sizeof sizes[0], specials_options,
+                         "specials");
 }
 
 /* -------------------------------------------------------------- stability */
