@@ -469,7 +469,7 @@ T_TEST(values_that_do_not_match_the_keys_fail) {
   ASSERT_DIR_UNCHANGED(work_, before);
   r = RUN("sort", "--type", "u32", "--values", "vals", "--value-size", "8", "--values-out", "out",
           "in.u32", "out");
-  expect_error(&r, 1, "the keys and the values cannot both go to out");
+  expect_error(&r, 2, "the keys and the values cannot both go to out");
   ASSERT_DIR_UNCHANGED(work_, before);
 }
 
