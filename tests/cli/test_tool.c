@@ -36,7 +36,7 @@ static const char *io_;   /* where the child's stdout and stderr go */
 static unsigned runs_;
 static char cmdline_[2048];
 
-/* CLSORT_TOOL (meson sets it), else bench/clsort of the build this test
+/* CLSORT_TOOL (meson sets it), else cli/clsort of the build this test
  * program belongs to. */
 static const char *tool(void) {
   static char path[4200];
@@ -49,7 +49,7 @@ static const char *tool(void) {
     self[len] = '\0';
     char *slash = strrchr(self, '/');
     if (slash) *slash = '\0';
-    snprintf(path, sizeof path, "%s/../bench/clsort", self);
+    snprintf(path, sizeof path, "%s/../cli/clsort", self);
   }
   return path;
 }

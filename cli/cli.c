@@ -7,13 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The benchmark's key_type mirrors clsort_type so that it can be passed
- * straight to the library. */
-_Static_assert(KT_U32 == (int)CLSORT_U32 && KT_I32 == (int)CLSORT_I32 && KT_F32 == (int)CLSORT_F32 &&
-                   KT_U64 == (int)CLSORT_U64 && KT_I64 == (int)CLSORT_I64 &&
-                   KT_F64 == (int)CLSORT_F64,
-               "key_type must match clsort_type");
-
 int cli_value(const char *cmd, int argc, char **argv, int *i, const char *name,
               const char **value) {
   const char *arg = argv[*i];
@@ -44,16 +37,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
 
 int cli_is_help(const char *arg) { return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0; }
 
-static const char *const algo_names[ALGO_COUNT] = {"auto", "radix", "bitonic",
-                                                   "sample", "merge", "quick"};
-
-const char *algo_name(clsort_algorithm a) {
-  return (unsigned)a < ALGO_COUNT ? algo_names[a] : "?";
-}
-
 int cli_parse_algorithm(const char *name, clsort_algorithm *out) {
   for (int a = 0; a < ALGO_COUNT; a++) {
-    if (strcmp(name, algo_names[a]) == 0) {
+    if (strcmp(name, algo_name((clsort_algorithm)a)) == 0) {
       *out = (clsort_algorithm)a;
       return 1;
     }

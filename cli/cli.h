@@ -1,7 +1,7 @@
 /* cli.h: the command-line conventions every clsort subcommand follows:
  * "--name value" or "--name=value", errors on stderr with exit status 2. */
-#ifndef BENCH_CLI_H
-#define BENCH_CLI_H
+#ifndef CLI_CLI_H
+#define CLI_CLI_H
 
 #include "clsort.h"
 #include "keys.h"

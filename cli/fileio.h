@@ -1,7 +1,7 @@
 /* fileio.h: whole-file reads and all-or-nothing writes (temporary file,
  * fsync, rename) for `clsort sort`. */
-#ifndef BENCH_FILEIO_H
-#define BENCH_FILEIO_H
+#ifndef CLI_FILEIO_H
+#define CLI_FILEIO_H
 
 #include <stddef.h>
 #include <stdio.h>
