@@ -1,7 +1,7 @@
 /* host_arrays.c: the blocking host-array forms of the primitives: copy in
  * to the context's staging buffers, run the device form, copy out. Outputs
  * are written only by the final read, so a failure leaves them untouched. */
-#include "primitives/primitives.h"
+#include "api/api.h"
 
 /* Copies `bytes` from host memory into the staging slot. Blocking, so the
  * caller's memory is free again on return, whatever happens next. */

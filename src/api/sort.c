@@ -1,7 +1,7 @@
 /* sort.c: the public sort entry points. They validate everything, then
  * dispatch to the algorithm the options name; an algorithm that has not
  * landed returns CLSORT_ERROR_UNSUPPORTED, never a wrong result. */
-#include "sorts/sorts.h"
+#include "api/api.h"
 
 #include <string.h>
 
@@ -24,19 +24,6 @@ static clsort_status check_options(const clsort_context *ctx, clsort_type type,
   RETURN_IF(end > bits || o->begin_bit >= end, CLSORT_ERROR_INVALID_ARGUMENT,
             "bit range [%u, %u) is not inside the key's %u bits", o->begin_bit, end, bits);
   return CLSORT_SUCCESS;
-}
-
-int clsort__key_kind(clsort_type type) {
-  switch (type) {
-    case CLSORT_I32:
-    case CLSORT_I64:
-      return 1;
-    case CLSORT_F32:
-    case CLSORT_F64:
-      return 2;
-    default:
-      return 0;
-  }
 }
 
 /* AUTO's choice: the bitonic sort for small inputs that ask neither for

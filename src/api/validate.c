@@ -1,7 +1,7 @@
 /* validate.c: the argument checks that every public entry point shares, so
  * that each kind of bad input gets the same status and message wherever it
  * appears. */
-#include "runtime/runtime.h"
+#include "api/api.h"
 
 clsort_status clsort__check_context(const clsort_context *ctx) {
   RETURN_IF(!ctx, CLSORT_ERROR_INVALID_ARGUMENT, "the context is NULL");
@@ -46,23 +46,4 @@ clsort_status clsort__check_size(const clsort_context *ctx, size_t n, size_t ele
             "n (%zu) elements of %zu bytes exceed the device allocation limit (%llu bytes)", n,
             element_size, (unsigned long long)ctx->max_alloc);
   return CLSORT_SUCCESS;
-}
-
-size_t clsort_type_size(clsort_type type) {
-  switch (type) {
-    case CLSORT_U32:
-    case CLSORT_I32:
-    case CLSORT_F32:
-      return 4;
-    case CLSORT_U64:
-    case CLSORT_I64:
-    case CLSORT_F64:
-      return 8;
-  }
-  return 0;
-}
-
-const char *clsort_type_name(clsort_type type) {
-  static const char *const names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
-  return clsort_type_size(type) ? names[type] : NULL;
 }

@@ -24,6 +24,8 @@ static const select_program *find_program(size_t element_size) {
   return NULL;
 }
 
+bool clsort__select_supported(size_t element_size) { return find_program(element_size) != NULL; }
+
 /* Flags per work-item: the layer's ITEMS rounded up to whole 16-byte flag
  * vectors. */
 static unsigned select_items(const clsort_context *ctx) {
@@ -58,48 +60,4 @@ clsort_status clsort__select(clsort_context *ctx, size_t element_size, bool spli
   clsort__arg scatter_args[] = {ARG(input),   ARG(flags),  ARG(output), ARG(n64),
                                 ARG(chunk64), ARG(counts), ARG(count),  ARG(split_arg)};
   return clsort__launch(ctx, scatter_kernel, c.groups * wg, wg, 8, scatter_args, 0, NULL, NULL);
-}
-
-static clsort_status check_select(clsort_context *ctx, size_t element_size, cl_mem input,
-                                  cl_mem flags, cl_mem output, size_t n, cl_mem count,
-                                  cl_uint num_wait, const cl_event *wait_list) {
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
-  RETURN_IF(!find_program(element_size), CLSORT_ERROR_INVALID_ARGUMENT,
-            "element_size %zu is not 1, 2, 4, 8 or 16", element_size);
-  FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
-  FORWARD_IF_ERROR(clsort__check_size(ctx, n, element_size));
-  if (n > 0) {
-    FORWARD_IF_ERROR(clsort__check_buffer(input, "input", n, element_size));
-    FORWARD_IF_ERROR(clsort__check_buffer(flags, "flags", n, 1));
-    FORWARD_IF_ERROR(clsort__check_buffer(output, "output", n, element_size));
-    RETURN_IF(input == output, CLSORT_ERROR_INVALID_ARGUMENT,
-              "output must not be the input buffer");
-  }
-  return clsort__check_buffer(count, "count", 1, sizeof(cl_ulong));
-}
-
-static clsort_status select_buffer(clsort_context *ctx, size_t element_size, bool split,
-                                   cl_mem input, cl_mem flags, cl_mem output, size_t n,
-                                   cl_mem count, cl_uint num_wait, const cl_event *wait_list,
-                                   cl_event *event) {
-  clsort__clear_error();
-  FORWARD_IF_ERROR(
-      check_select(ctx, element_size, input, flags, output, n, count, num_wait, wait_list));
-  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
-  FORWARD_IF_ERROR(clsort__select(ctx, element_size, split, input, flags, output, n, count));
-  return clsort__marker(ctx, event);
-}
-
-clsort_status clsort_compact_buffer(clsort_context *ctx, size_t element_size, cl_mem input,
-                                    cl_mem flags, cl_mem output, size_t n, cl_mem count,
-                                    cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
-  return select_buffer(ctx, element_size, false, input, flags, output, n, count, num_wait,
-                       wait_list, event);
-}
-
-clsort_status clsort_split_buffer(clsort_context *ctx, size_t element_size, cl_mem input,
-                                  cl_mem flags, cl_mem output, size_t n, cl_mem count,
-                                  cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
-  return select_buffer(ctx, element_size, true, input, flags, output, n, count, num_wait,
-                       wait_list, event);
 }

@@ -6,8 +6,6 @@ static const char *const histogram_files[] = {"common/common.cl", "primitives/hi
                                               NULL};
 static const clsort__program_spec histogram_spec = {"histogram", histogram_files};
 
-#define MAX_BUCKETS 4096u
-
 clsort_status clsort__bucket_offsets(clsort_context *ctx, cl_mem buckets, size_t n,
                                      unsigned num_buckets, size_t tile_size,
                                      clsort_type offset_type, cl_mem offsets) {
@@ -28,41 +26,4 @@ clsort_status clsort__bucket_offsets(clsort_context *ctx, cl_mem buckets, size_t
   FORWARD_IF_ERROR(clsort__launch(ctx, kernel, tiles * wg, wg, 7, args, 0, NULL, NULL));
   return clsort__scan(ctx, offset_type, CLSORT_SCAN_EXCLUSIVE, offsets, offsets,
                       (size_t)num_buckets * tiles);
-}
-
-clsort_status clsort__check_bucket_args(clsort_context *ctx, size_t n, unsigned num_buckets,
-                                        size_t tile_size, clsort_type offset_type) {
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
-  RETURN_IF(num_buckets == 0 || num_buckets > MAX_BUCKETS, CLSORT_ERROR_INVALID_ARGUMENT,
-            "num_buckets %u is not in 1..%u", num_buckets, MAX_BUCKETS);
-  RETURN_IF(tile_size == 0 || tile_size > UINT32_MAX, CLSORT_ERROR_INVALID_ARGUMENT,
-            "tile_size %zu is not in 1..2^32-1", tile_size);
-  RETURN_IF(offset_type != CLSORT_U32 && offset_type != CLSORT_U64,
-            CLSORT_ERROR_INVALID_ARGUMENT, "offset_type must be CLSORT_U32 or CLSORT_U64");
-  RETURN_IF(offset_type == CLSORT_U32 && n > UINT32_MAX, CLSORT_ERROR_TOO_LARGE,
-            "n (%zu) does not fit 32-bit offsets; use CLSORT_U64", n);
-  FORWARD_IF_ERROR(clsort__check_size(ctx, n, sizeof(cl_uint)));
-  size_t tiles = clsort__div_up(n, tile_size);
-  RETURN_IF(tiles > SIZE_MAX / num_buckets, CLSORT_ERROR_TOO_LARGE, "the offset table is too large");
-  return clsort__check_size(ctx, tiles * num_buckets, clsort_type_size(offset_type));
-}
-
-clsort_status clsort_bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets, size_t n,
-                                           unsigned num_buckets, size_t tile_size,
-                                           clsort_type offset_type, cl_mem offsets,
-                                           cl_uint num_wait, const cl_event *wait_list,
-                                           cl_event *event) {
-  clsort__clear_error();
-  FORWARD_IF_ERROR(clsort__check_bucket_args(ctx, n, num_buckets, tile_size, offset_type));
-  FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
-  if (n > 0) {
-    size_t tiles = clsort__div_up(n, tile_size);
-    FORWARD_IF_ERROR(clsort__check_buffer(buckets, "buckets", n, sizeof(cl_uint)));
-    FORWARD_IF_ERROR(clsort__check_buffer(offsets, "offsets", tiles * num_buckets,
-                                          clsort_type_size(offset_type)));
-  }
-  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
-  FORWARD_IF_ERROR(
-      clsort__bucket_offsets(ctx, buckets, n, num_buckets, tile_size, offset_type, offsets));
-  return clsort__marker(ctx, event);
 }

@@ -1,6 +1,7 @@
-/* primitives.h: the scan/compact layer as the algorithms call it: on
- * scratch buffers, without the public argument checks, with events
- * chained through the in-order queue. */
+/* primitives.h: the primitives layer (scan, reduce, compact/split, bucket
+ * offsets) as the sorts and the API call it: on device buffers, without
+ * the public argument checks (api/ makes them), with events chained
+ * through the in-order queue. Built on the runtime. */
 #ifndef CLSORT_PRIMITIVES_H
 #define CLSORT_PRIMITIVES_H
 
@@ -22,6 +23,9 @@ clsort_status clsort__scan_prepare(clsort_context *ctx, clsort_type type, size_t
 clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
                              cl_mem input, size_t n, cl_mem result);
 
+/* Whether clsort__select moves elements of element_size bytes. */
+bool clsort__select_supported(size_t element_size);
+
 /* split == false: compact; split == true: stable partition. */
 clsort_status clsort__select(clsort_context *ctx, size_t element_size, bool split, cl_mem input,
                              cl_mem flags, cl_mem output, size_t n, cl_mem count);
@@ -29,10 +33,6 @@ clsort_status clsort__select(clsort_context *ctx, size_t element_size, bool spli
 clsort_status clsort__bucket_offsets(clsort_context *ctx, cl_mem buckets, size_t n,
                                      unsigned num_buckets, size_t tile_size,
                                      clsort_type offset_type, cl_mem offsets);
-
-/* The argument checks of the bucket offsets, shared by both public forms. */
-clsort_status clsort__check_bucket_args(clsort_context *ctx, size_t n, unsigned num_buckets,
-                                        size_t tile_size, clsort_type offset_type);
 
 /* How a chunked pass splits n elements: `groups` work-groups, each walking
  * a contiguous chunk of `chunk` elements (whole tiles; the last chunk may
@@ -54,7 +54,9 @@ typedef enum clsort__scan_kernel_id {
 clsort_status clsort__scan_kernel(clsort_context *ctx, clsort_type type,
                                   clsort__scan_kernel_id which, cl_kernel *out);
 
-/* OpenCL C spelling of a type: "uint", "int", "float", "ulong", ... */
+/* types.c: the OpenCL C spelling of a type: "uint", "int", "float",
+ * "ulong", ... (clsort.h declares clsort_type_size and clsort_type_name,
+ * which types.c defines too). */
 const char *clsort__cl_type_name(clsort_type type);
 
 #endif

@@ -64,21 +64,3 @@ clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduc
   clsort__arg last[] = {ARG(partials), ARG(groups64), ARG(groups64), ARG(result), ARG(iop)};
   return clsort__launch(ctx, reduce, wg, wg, 5, last, 0, NULL, NULL);
 }
-
-clsort_status clsort_reduce_buffer(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
-                                   cl_mem input, size_t n, cl_mem result, cl_uint num_wait,
-                                   const cl_event *wait_list, cl_event *event) {
-  clsort__clear_error();
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
-  FORWARD_IF_ERROR(clsort__check_type(ctx, type));
-  RETURN_IF(op != CLSORT_REDUCE_SUM && op != CLSORT_REDUCE_MIN && op != CLSORT_REDUCE_MAX,
-            CLSORT_ERROR_INVALID_ARGUMENT, "unknown reduce op %d", (int)op);
-  FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
-  size_t size = clsort_type_size(type);
-  FORWARD_IF_ERROR(clsort__check_size(ctx, n, size));
-  if (n > 0) FORWARD_IF_ERROR(clsort__check_buffer(input, "input", n, size));
-  FORWARD_IF_ERROR(clsort__check_buffer(result, "result", 1, size));
-  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
-  FORWARD_IF_ERROR(clsort__reduce(ctx, type, op, input, n, result));
-  return clsort__marker(ctx, event);
-}

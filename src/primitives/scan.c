@@ -25,11 +25,6 @@ static const scan_program scan_programs[] = {
     {{"scan_f64", FILES("f64")}, OPTIONS("double", "f64", "64")},
 };
 
-const char *clsort__cl_type_name(clsort_type type) {
-  static const char *const names[] = {"uint", "int", "float", "ulong", "long", "double"};
-  return names[type];
-}
-
 clsort_status clsort__scan_kernel(clsort_context *ctx, clsort_type type,
                                   clsort__scan_kernel_id which, cl_kernel *out) {
   const scan_program *p = &scan_programs[type];
@@ -133,24 +128,4 @@ clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_ki
   clsort__arg scan_args[] = {ARG(in), ARG(out), ARG(n64), ARG(chunk64), ARG(partials),
                              ARG(inclusive)};
   return clsort__launch(ctx, chunks, c.groups * wg, wg, 6, scan_args, 0, NULL, NULL);
-}
-
-clsort_status clsort_scan_buffer(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
-                                 cl_mem input, cl_mem output, size_t n, cl_uint num_wait,
-                                 const cl_event *wait_list, cl_event *event) {
-  clsort__clear_error();
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
-  FORWARD_IF_ERROR(clsort__check_type(ctx, type));
-  RETURN_IF(kind != CLSORT_SCAN_EXCLUSIVE && kind != CLSORT_SCAN_INCLUSIVE,
-            CLSORT_ERROR_INVALID_ARGUMENT, "unknown scan kind %d", (int)kind);
-  FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
-  size_t size = clsort_type_size(type);
-  FORWARD_IF_ERROR(clsort__check_size(ctx, n, size));
-  if (n > 0) {
-    FORWARD_IF_ERROR(clsort__check_buffer(input, "input", n, size));
-    FORWARD_IF_ERROR(clsort__check_buffer(output, "output", n, size));
-  }
-  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
-  FORWARD_IF_ERROR(clsort__scan(ctx, type, kind, input, output, n));
-  return clsort__marker(ctx, event);
 }

@@ -91,7 +91,6 @@ static void destroy(clsort_context *ctx) {
   clsort__programs_release(ctx);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);
   if (ctx->cl_ctx) clReleaseContext(ctx->cl_ctx);
-  free(ctx->build_log);
   free(ctx->cache_dir);
   free(ctx);
 }
@@ -174,9 +173,6 @@ cl_context clsort_context_cl_context(const clsort_context *ctx) {
   return ctx ? ctx->cl_ctx : NULL;
 }
 cl_device_id clsort_context_device(const clsort_context *ctx) { return ctx ? ctx->device : NULL; }
-const char *clsort_context_build_log(const clsort_context *ctx) {
-  return ctx && ctx->build_log ? ctx->build_log : "";
-}
 
 clsort__build_stats clsort__context_build_stats(const clsort_context *ctx) { return ctx->stats; }
 const char *clsort__cache_dir(const clsort_context *ctx) { return ctx->cache_dir; }

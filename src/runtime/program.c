@@ -187,6 +187,11 @@ static void keep_build_log(clsort_context *ctx, cl_program program) {
   ctx->build_log = log;
 }
 
+/* The log belongs to the program cache: clsort__programs_release frees it. */
+const char *clsort_context_build_log(const clsort_context *ctx) {
+  return ctx && ctx->build_log ? ctx->build_log : "";
+}
+
 /* Tries the disk cache; returns NULL when there is no usable binary. */
 static cl_program load_from_disk(clsort_context *ctx, const char *key, const char *options) {
   size_t size = 0;
@@ -332,4 +337,6 @@ void clsort__programs_release(clsort_context *ctx) {
     p = next;
   }
   ctx->programs = NULL;
+  free(ctx->build_log);
+  ctx->build_log = NULL;
 }

@@ -1,8 +1,8 @@
-/* internal.h: what the library's source files share and the public header
- * does not show: the context, the error helpers, the program cache and the
- * scratch memory. */
-#ifndef CLSORT_INTERNAL_H
-#define CLSORT_INTERNAL_H
+/* runtime.h: the runtime layer, which every other layer builds on and
+ * which includes none of them: the context, the error helpers, the program
+ * cache, the scratch memory, the tuning and the launches. */
+#ifndef CLSORT_RUNTIME_H
+#define CLSORT_RUNTIME_H
 
 #include "clsort.h"
 #include "runtime/testing.h"
@@ -204,6 +204,7 @@ extern const size_t clsort__kernel_file_count;
  * with `options` (a string of -D flags), building and caching as needed. */
 clsort_status clsort__get_kernel(clsort_context *ctx, const clsort__program_spec *spec,
                                  const char *options, const char *kernel_name, cl_kernel *out);
+/* Releases the context's programs and its build log. */
 void clsort__programs_release(clsort_context *ctx);
 /* Reads one cl/ file from CLSORT_KERNEL_DIR or the embedded copy into
  * memory the caller frees. */
@@ -225,14 +226,6 @@ clsort_status clsort__begin(clsort_context *ctx, cl_uint num_wait, const cl_even
 /* Enqueues a marker that completes after everything enqueued so far and
  * returns it in *event, for the public calls' output event. */
 clsort_status clsort__marker(clsort_context *ctx, cl_event *event);
-
-/* validate.c: argument checks shared by the public entry points. */
-clsort_status clsort__check_context(const clsort_context *ctx);
-clsort_status clsort__check_type(const clsort_context *ctx, clsort_type type);
-clsort_status clsort__check_wait_list(cl_uint num_wait, const cl_event *wait_list);
-clsort_status clsort__check_buffer(cl_mem buf, const char *what, size_t elements,
-                                   size_t element_size);
-clsort_status clsort__check_size(const clsort_context *ctx, size_t n, size_t element_size);
 
 /* Integer helpers. */
 static inline size_t clsort__div_up(size_t a, size_t b) { return (a + b - 1) / b; }

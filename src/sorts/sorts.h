@@ -1,9 +1,11 @@
-/* sorts.h: what every sort algorithm implements, and what sort.c hands
- * them: device buffers already checked, the options resolved. */
+/* sorts.h: the sorts layer: what every sort algorithm implements, what
+ * api/sort.c hands them (device buffers already checked, the options
+ * resolved), and what the sorts share (the bitonic tile, the segmented
+ * small sort, the key kinds of keys.cl). Built on the primitives. */
 #ifndef CLSORT_SORTS_H
 #define CLSORT_SORTS_H
 
-#include "runtime/runtime.h"
+#include "primitives/primitives.h"
 
 /* One sort on device buffers. keys_in is read; the sorted keys go to
  * keys_out (which may be keys_in), or nowhere when keys_out is NULL
@@ -55,7 +57,18 @@ clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job
                                      clsort__bitonic_kernel_id which, cl_kernel *out);
 
 /* 0 unsigned, 1 signed, 2 float: how keys.cl maps a key to bits. */
-int clsort__key_kind(clsort_type type);
+static inline int clsort__key_kind(clsort_type type) {
+  switch (type) {
+    case CLSORT_I32:
+    case CLSORT_I64:
+      return 1;
+    case CLSORT_F32:
+    case CLSORT_F64:
+      return 2;
+    default:
+      return 0;
+  }
+}
 
 /* The segmented small sort (segmented_sort.c): sorts, in one launch and
  * in place in job->keys_in (and job->vals_in), the `count` segments whose
