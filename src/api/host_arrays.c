@@ -25,10 +25,7 @@ static clsort_status finish(clsort_context *ctx, clsort_status st) {
 clsort_status clsort_scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
                           const void *input, void *output, size_t n) {
   clsort__clear_error();
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
-  FORWARD_IF_ERROR(clsort__check_type(ctx, type));
-  RETURN_IF(kind != CLSORT_SCAN_EXCLUSIVE && kind != CLSORT_SCAN_INCLUSIVE,
-            CLSORT_ERROR_INVALID_ARGUMENT, "unknown scan kind %d", (int)kind);
+  FORWARD_IF_ERROR(clsort__check_scan_args(ctx, type, kind));
   if (n == 0) return CLSORT_SUCCESS;
   RETURN_IF(!input || !output, CLSORT_ERROR_INVALID_ARGUMENT, "input and output must not be NULL");
   size_t bytes = n * clsort_type_size(type);
@@ -43,10 +40,7 @@ clsort_status clsort_scan(clsort_context *ctx, clsort_type type, clsort_scan_kin
 clsort_status clsort_reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
                             const void *input, size_t n, void *result) {
   clsort__clear_error();
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
-  FORWARD_IF_ERROR(clsort__check_type(ctx, type));
-  RETURN_IF(op != CLSORT_REDUCE_SUM && op != CLSORT_REDUCE_MIN && op != CLSORT_REDUCE_MAX,
-            CLSORT_ERROR_INVALID_ARGUMENT, "unknown reduce op %d", (int)op);
+  FORWARD_IF_ERROR(clsort__check_reduce_args(ctx, type, op));
   RETURN_IF(!result, CLSORT_ERROR_INVALID_ARGUMENT, "result must not be NULL");
   RETURN_IF(n > 0 && !input, CLSORT_ERROR_INVALID_ARGUMENT, "input must not be NULL");
   size_t size = clsort_type_size(type);
@@ -63,11 +57,7 @@ static clsort_status select_host(clsort_context *ctx, size_t element_size, bool 
                                  const void *input, const unsigned char *flags, void *output,
                                  size_t n, size_t *count) {
   clsort__clear_error();
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
-  RETURN_IF(element_size != 1 && element_size != 2 && element_size != 4 && element_size != 8 &&
-                element_size != 16,
-            CLSORT_ERROR_INVALID_ARGUMENT, "element_size %zu is not 1, 2, 4, 8 or 16",
-            element_size);
+  FORWARD_IF_ERROR(clsort__check_select_args(ctx, element_size));
   RETURN_IF(!count, CLSORT_ERROR_INVALID_ARGUMENT, "count must not be NULL");
   RETURN_IF(n > 0 && (!input || !flags || !output), CLSORT_ERROR_INVALID_ARGUMENT,
             "input, flags and output must not be NULL");

@@ -12,8 +12,10 @@ static const char *algorithm_name(clsort_algorithm a) {
   return (unsigned)a <= CLSORT_QUICK ? names[a] : "unknown";
 }
 
+/* The context, then the key type and the options, in that order. */
 static clsort_status check_options(const clsort_context *ctx, clsort_type type,
                                    const clsort_options *o) {
+  FORWARD_IF_ERROR(clsort__check_context(ctx));
   FORWARD_IF_ERROR(clsort__check_type(ctx, type));
   RETURN_IF((unsigned)o->algorithm > CLSORT_QUICK, CLSORT_ERROR_INVALID_ARGUMENT,
             "unknown algorithm %d", (int)o->algorithm);
@@ -124,7 +126,6 @@ clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, siz
                           const clsort_options *options) {
   clsort__clear_error();
   const clsort_options *o = options ? options : &default_options;
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
@@ -137,7 +138,6 @@ clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *key
                                 size_t value_size, size_t n, const clsort_options *options) {
   clsort__clear_error();
   const clsort_options *o = options ? options : &default_options;
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   RETURN_IF(value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
             "value_size %zu is not 4 or 8", value_size);
@@ -157,7 +157,6 @@ clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *
                              const clsort_options *options) {
   clsort__clear_error();
   const clsort_options *o = options ? options : &default_options;
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   RETURN_IF(index_size != 4 && index_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
             "index_size %zu is not 4 or 8", index_size);
@@ -179,7 +178,6 @@ clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem k
                                  cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
   clsort__clear_error();
   const clsort_options *o = options ? options : &default_options;
-  FORWARD_IF_ERROR(clsort__check_context(ctx));
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
   RETURN_IF(values && value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,

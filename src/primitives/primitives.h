@@ -54,6 +54,13 @@ typedef enum clsort__scan_kernel_id {
 clsort_status clsort__scan_kernel(clsort_context *ctx, clsort_type type,
                                   clsort__scan_kernel_id which, cl_kernel *out);
 
+/* The first pass of the scan and the reduction: `groups` work-groups of
+ * the SCAN_REDUCE_CHUNKS kernel `reduce` each combine (op) a chunk of
+ * `chunk` elements of the n in `in`, into out[group]. */
+clsort_status clsort__reduce_chunks(clsort_context *ctx, cl_kernel reduce, cl_mem in, size_t n,
+                                    size_t groups, size_t chunk, clsort_reduce_op op,
+                                    cl_mem out);
+
 /* types.c: the OpenCL C spelling of a type: "uint", "int", "float",
  * "ulong", ... (clsort.h declares clsort_type_size and clsort_type_name,
  * which types.c defines too). */

@@ -6,37 +6,27 @@
 #include <math.h>
 #include <string.h>
 
-/* The result for n == 0, as bytes of `type`. */
+/* One value of any clsort_type. */
+typedef union value {
+  uint32_t u32;
+  int32_t i32;
+  float f32;
+  uint64_t u64;
+  int64_t i64;
+  double f64;
+} value;
+
+/* The result for n == 0, as bytes of `type`: 0 for a sum, the type's
+ * largest value for min and its smallest for max (infinities for floats). */
 static void identity(clsort_type type, clsort_reduce_op op, unsigned char out[8]) {
+  /* Indexed by clsort_type. */
+  static const value highest[] = {{.u32 = UINT32_MAX}, {.i32 = INT32_MAX}, {.f32 = INFINITY},
+                                  {.u64 = UINT64_MAX}, {.i64 = INT64_MAX}, {.f64 = INFINITY}};
+  static const value lowest[] = {{.u32 = 0},          {.i32 = INT32_MIN}, {.f32 = -INFINITY},
+                                 {.u64 = 0},          {.i64 = INT64_MIN}, {.f64 = -INFINITY}};
   memset(out, 0, 8);
   if (op == CLSORT_REDUCE_SUM) return;
-  bool min = op == CLSORT_REDUCE_MIN;
-  switch (type) {
-    case CLSORT_U32: {
-      uint32_t v = min ? UINT32_MAX : 0;
-      memcpy(out, &v, 4);
-    } break;
-    case CLSORT_I32: {
-      int32_t v = min ? INT32_MAX : INT32_MIN;
-      memcpy(out, &v, 4);
-    } break;
-    case CLSORT_F32: {
-      float v = min ? INFINITY : -INFINITY;
-      memcpy(out, &v, 4);
-    } break;
-    case CLSORT_U64: {
-      uint64_t v = min ? UINT64_MAX : 0;
-      memcpy(out, &v, 8);
-    } break;
-    case CLSORT_I64: {
-      int64_t v = min ? INT64_MAX : INT64_MIN;
-      memcpy(out, &v, 8);
-    } break;
-    case CLSORT_F64: {
-      double v = min ? INFINITY : -INFINITY;
-      memcpy(out, &v, 8);
-    } break;
-  }
+  memcpy(out, op == CLSORT_REDUCE_MIN ? &highest[type] : &lowest[type], clsort_type_size(type));
 }
 
 clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
@@ -49,18 +39,11 @@ clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduc
   }
   cl_kernel reduce;
   FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &reduce));
-  size_t wg = ctx->tuning.wg_size;
   clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));
-  cl_ulong n64 = n, chunk64 = c.chunk, groups64 = c.groups;
-  int iop = (int)op;
-  if (c.groups == 1) {
-    clsort__arg args[] = {ARG(in), ARG(n64), ARG(chunk64), ARG(result), ARG(iop)};
-    return clsort__launch(ctx, reduce, wg, wg, 5, args, 0, NULL, NULL);
-  }
+  if (c.groups == 1) return clsort__reduce_chunks(ctx, reduce, in, n, 1, c.chunk, op, result);
   cl_mem partials;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_PARTIALS, c.groups * size, &partials));
-  clsort__arg args[] = {ARG(in), ARG(n64), ARG(chunk64), ARG(partials), ARG(iop)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, reduce, c.groups * wg, wg, 5, args, 0, NULL, NULL));
-  clsort__arg last[] = {ARG(partials), ARG(groups64), ARG(groups64), ARG(result), ARG(iop)};
-  return clsort__launch(ctx, reduce, wg, wg, 5, last, 0, NULL, NULL);
+  FORWARD_IF_ERROR(clsort__reduce_chunks(ctx, reduce, in, n, c.groups, c.chunk, op, partials));
+  /* The partials are few: one group reduces them as a single chunk. */
+  return clsort__reduce_chunks(ctx, reduce, partials, c.groups, 1, c.groups, op, result);
 }

@@ -1,5 +1,6 @@
 /* scan.c: the device-wide prefix sum, the chunk geometry every chunked pass
- * shares, and the scan program of each type. */
+ * shares, and the scan program of each type, whose first pass (per-chunk
+ * sums, minima or maxima) reduce.c runs too. */
 #include "primitives/primitives.h"
 
 #include <stdio.h>
@@ -53,6 +54,16 @@ clsort__chunks clsort__chunking(const clsort_context *ctx, size_t n, size_t tile
   c.chunk = clsort__div_up(tiles, groups) * tile;
   c.groups = clsort__div_up(n ? n : 1, c.chunk);
   return c;
+}
+
+clsort_status clsort__reduce_chunks(clsort_context *ctx, cl_kernel reduce, cl_mem in, size_t n,
+                                    size_t groups, size_t chunk, clsort_reduce_op op,
+                                    cl_mem out) {
+  size_t wg = ctx->tuning.wg_size;
+  cl_ulong n64 = n, chunk64 = chunk;
+  int iop = (int)op;
+  clsort__arg args[] = {ARG(in), ARG(n64), ARG(chunk64), ARG(out), ARG(iop)};
+  return clsort__launch(ctx, reduce, groups * wg, wg, 5, args, 0, NULL, NULL);
 }
 
 /* The single pass reads the input once instead of twice. */
@@ -117,10 +128,10 @@ clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_ki
   cl_mem partials;
   FORWARD_IF_ERROR(
       clsort__scratch(ctx, SLOT_PARTIALS, c.groups * clsort_type_size(type), &partials));
-  int sum = CLSORT_REDUCE_SUM, exclusive = 0;
+  int exclusive = 0;
   cl_ulong groups64 = c.groups;
-  clsort__arg reduce_args[] = {ARG(in), ARG(n64), ARG(chunk64), ARG(partials), ARG(sum)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, reduce, c.groups * wg, wg, 5, reduce_args, 0, NULL, NULL));
+  FORWARD_IF_ERROR(clsort__reduce_chunks(ctx, reduce, in, n, c.groups, c.chunk, CLSORT_REDUCE_SUM,
+                                         partials));
   /* The partials are few: one group scans them as a single chunk. */
   clsort__arg partial_args[] = {ARG(partials), ARG(partials),  ARG(groups64),
                                 ARG(groups64), ARG(none),      ARG(exclusive)};
