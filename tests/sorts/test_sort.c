@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* Private (internal.h), reached through the internal dependency: the -D
+/* Private (runtime/runtime.h), reached through the internal dependency: the -D
  * flags of the context's launch shape, to confirm that CLSORT_TUNING took. */
 const char *clsort__common_options(const clsort_context *ctx);
 
