@@ -177,6 +177,11 @@ unsigned report_summary(FILE *out, const bench_record *records, size_t count, co
                         int key_rows_only, unsigned *rows);
 
 /* ---------------------------------------------------------------- parts */
+/* Runs the benchmark that cfg describes (the clsort tool parses it from
+ * the command line): opens the device, runs the parts below and prints the
+ * summary. Returns 1 when every output verified and nothing failed, else 0
+ * (after saying why on stderr). */
+int bench_run(const bench_config *cfg);
 void bench_primitives(bench_state *s);
 void bench_sorts(bench_state *s);
 /* Runs the subprocess peers selected in cfg (after the context is freed).

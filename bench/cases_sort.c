@@ -10,6 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The benchmark's key_type mirrors clsort_type so that it can be passed
+ * straight to the library. */
+_Static_assert(KT_U32 == (int)CLSORT_U32 && KT_I32 == (int)CLSORT_I32 && KT_F32 == (int)CLSORT_F32 &&
+                   KT_U64 == (int)CLSORT_U64 && KT_I64 == (int)CLSORT_I64 &&
+                   KT_F64 == (int)CLSORT_F64,
+               "key_type must match clsort_type");
+
+static const char *const algo_names[ALGO_COUNT] = {"auto", "radix", "bitonic",
+                                                   "sample", "merge", "quick"};
+
+const char *algo_name(clsort_algorithm a) {
+  return (unsigned)a < ALGO_COUNT ? algo_names[a] : "?";
+}
+
 typedef struct sort_case {
   key_type type;
   gen_dist dist;

@@ -45,9 +45,12 @@ int peer_executable(peer_kind p, char *path, size_t cap) {
     snprintf(path, cap, "%s", env);
     return executable(path);
   }
-  /* Built and installed next to clsort. */
+  /* Installed next to clsort; in a build tree clsort is cli/clsort and
+   * the peers are built in bench/. */
   if (program_dir[0]) {
     snprintf(path, cap, "%s/%s", program_dir, file);
+    if (executable(path)) return 1;
+    snprintf(path, cap, "%s/../bench/%s", program_dir, file);
     if (executable(path)) return 1;
   }
   const char *search = getenv("PATH");

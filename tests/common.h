@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "clsort.h"
-#include "testing.h"
+#include "api/testing.h"
 
 /* ------------------------------------------------------------ test context */
 /* Every failure message starts with t_where(): the seed, to replay the run,

@@ -1,0 +1,30 @@
+/* api.h: the API layer, which implements the operations of clsort.h (the
+ * sorts and the primitives, in host-array and buffer forms): the argument
+ * checks every entry point shares, then the layers below. Nothing below
+ * includes it. */
+#ifndef CLSORT_API_H
+#define CLSORT_API_H
+
+#include "sorts/sorts.h"
+
+/* validate.c: argument checks shared by the public entry points. */
+clsort_status clsort__check_context(const clsort_context *ctx);
+clsort_status clsort__check_type(const clsort_context *ctx, clsort_type type);
+clsort_status clsort__check_wait_list(cl_uint num_wait, const cl_event *wait_list);
+clsort_status clsort__check_buffer(cl_mem buf, const char *what, size_t elements,
+                                   size_t element_size);
+clsort_status clsort__check_size(const clsort_context *ctx, size_t n, size_t element_size);
+
+/* buffers.c: the checks that the host and buffer forms of a primitive
+ * share, each starting with the context: the type and the scan kind or
+ * reduce op, the element size of compact and split, and everything of the
+ * bucket offsets but the buffers. */
+clsort_status clsort__check_scan_args(const clsort_context *ctx, clsort_type type,
+                                      clsort_scan_kind kind);
+clsort_status clsort__check_reduce_args(const clsort_context *ctx, clsort_type type,
+                                        clsort_reduce_op op);
+clsort_status clsort__check_select_args(const clsort_context *ctx, size_t element_size);
+clsort_status clsort__check_bucket_args(clsort_context *ctx, size_t n, unsigned num_buckets,
+                                        size_t tile_size, clsort_type offset_type);
+
+#endif

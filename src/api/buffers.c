@@ -1,0 +1,149 @@
+/* buffers.c: the buffer forms of the primitives (scan, reduce, compact,
+ * split and bucket offsets on the caller's cl_mem), and the argument
+ * checks they share with the host forms (host_arrays.c). A buffer form
+ * checks everything, puts the caller's wait list in front, enqueues the
+ * primitive and returns a marker as its event. */
+#include "api/api.h"
+
+#define MAX_BUCKETS 4096u
+
+/* The checks a typed primitive starts with: the context, the type, then
+ * its scan kind or reduce op (`known`: whether `op` is one). */
+static clsort_status check_typed(const clsort_context *ctx, clsort_type type, bool known,
+                                 const char *what, int op) {
+  FORWARD_IF_ERROR(clsort__check_context(ctx));
+  FORWARD_IF_ERROR(clsort__check_type(ctx, type));
+  RETURN_IF(!known, CLSORT_ERROR_INVALID_ARGUMENT, "unknown %s %d", what, op);
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__check_scan_args(const clsort_context *ctx, clsort_type type,
+                                      clsort_scan_kind kind) {
+  bool known = kind == CLSORT_SCAN_EXCLUSIVE || kind == CLSORT_SCAN_INCLUSIVE;
+  return check_typed(ctx, type, known, "scan kind", (int)kind);
+}
+
+clsort_status clsort__check_reduce_args(const clsort_context *ctx, clsort_type type,
+                                        clsort_reduce_op op) {
+  bool known = op == CLSORT_REDUCE_SUM || op == CLSORT_REDUCE_MIN || op == CLSORT_REDUCE_MAX;
+  return check_typed(ctx, type, known, "reduce op", (int)op);
+}
+
+clsort_status clsort__check_select_args(const clsort_context *ctx, size_t element_size) {
+  FORWARD_IF_ERROR(clsort__check_context(ctx));
+  RETURN_IF(!clsort__select_supported(element_size), CLSORT_ERROR_INVALID_ARGUMENT,
+            "element_size %zu is not 1, 2, 4, 8 or 16", element_size);
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__check_bucket_args(clsort_context *ctx, size_t n, unsigned num_buckets,
+                                        size_t tile_size, clsort_type offset_type) {
+  FORWARD_IF_ERROR(clsort__check_context(ctx));
+  RETURN_IF(num_buckets == 0 || num_buckets > MAX_BUCKETS, CLSORT_ERROR_INVALID_ARGUMENT,
+            "num_buckets %u is not in 1..%u", num_buckets, MAX_BUCKETS);
+  RETURN_IF(tile_size == 0 || tile_size > UINT32_MAX, CLSORT_ERROR_INVALID_ARGUMENT,
+            "tile_size %zu is not in 1..2^32-1", tile_size);
+  RETURN_IF(offset_type != CLSORT_U32 && offset_type != CLSORT_U64,
+            CLSORT_ERROR_INVALID_ARGUMENT, "offset_type must be CLSORT_U32 or CLSORT_U64");
+  RETURN_IF(offset_type == CLSORT_U32 && n > UINT32_MAX, CLSORT_ERROR_TOO_LARGE,
+            "n (%zu) does not fit 32-bit offsets; use CLSORT_U64", n);
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, sizeof(cl_uint)));
+  size_t tiles = clsort__div_up(n, tile_size);
+  RETURN_IF(tiles > SIZE_MAX / num_buckets, CLSORT_ERROR_TOO_LARGE, "the offset table is too large");
+  return clsort__check_size(ctx, tiles * num_buckets, clsort_type_size(offset_type));
+}
+
+/* What a buffer form checks after its own arguments: the wait list, then
+ * n elements of element_size bytes against the device's allocation limit. */
+static clsort_status check_enqueue(const clsort_context *ctx, size_t n, size_t element_size,
+                                   cl_uint num_wait, const cl_event *wait_list) {
+  FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
+  return clsort__check_size(ctx, n, element_size);
+}
+
+/* The scan and reduce buffer forms, one mechanism: `op` is the scan kind
+ * (input to output, n elements) or the reduce op (input to one result). */
+static clsort_status typed_buffer(clsort_context *ctx, clsort_type type, bool reduce, int op,
+                                  cl_mem input, cl_mem output, size_t n, cl_uint num_wait,
+                                  const cl_event *wait_list, cl_event *event) {
+  clsort__clear_error();
+  FORWARD_IF_ERROR(reduce ? clsort__check_reduce_args(ctx, type, (clsort_reduce_op)op)
+                          : clsort__check_scan_args(ctx, type, (clsort_scan_kind)op));
+  size_t size = clsort_type_size(type);
+  FORWARD_IF_ERROR(check_enqueue(ctx, n, size, num_wait, wait_list));
+  if (n > 0) FORWARD_IF_ERROR(clsort__check_buffer(input, "input", n, size));
+  if (reduce)
+    FORWARD_IF_ERROR(clsort__check_buffer(output, "result", 1, size));
+  else if (n > 0)
+    FORWARD_IF_ERROR(clsort__check_buffer(output, "output", n, size));
+  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
+  FORWARD_IF_ERROR(reduce ? clsort__reduce(ctx, type, (clsort_reduce_op)op, input, n, output)
+                          : clsort__scan(ctx, type, (clsort_scan_kind)op, input, output, n));
+  return clsort__marker(ctx, event);
+}
+
+clsort_status clsort_scan_buffer(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                                 cl_mem input, cl_mem output, size_t n, cl_uint num_wait,
+                                 const cl_event *wait_list, cl_event *event) {
+  return typed_buffer(ctx, type, false, (int)kind, input, output, n, num_wait, wait_list, event);
+}
+
+clsort_status clsort_reduce_buffer(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                                   cl_mem input, size_t n, cl_mem result, cl_uint num_wait,
+                                   const cl_event *wait_list, cl_event *event) {
+  return typed_buffer(ctx, type, true, (int)op, input, result, n, num_wait, wait_list, event);
+}
+
+static clsort_status select_buffer(clsort_context *ctx, size_t element_size, bool split,
+                                   cl_mem input, cl_mem flags, cl_mem output, size_t n,
+                                   cl_mem count, cl_uint num_wait, const cl_event *wait_list,
+                                   cl_event *event) {
+  clsort__clear_error();
+  FORWARD_IF_ERROR(clsort__check_select_args(ctx, element_size));
+  FORWARD_IF_ERROR(check_enqueue(ctx, n, element_size, num_wait, wait_list));
+  if (n > 0) {
+    FORWARD_IF_ERROR(clsort__check_buffer(input, "input", n, element_size));
+    FORWARD_IF_ERROR(clsort__check_buffer(flags, "flags", n, 1));
+    FORWARD_IF_ERROR(clsort__check_buffer(output, "output", n, element_size));
+    RETURN_IF(input == output, CLSORT_ERROR_INVALID_ARGUMENT,
+              "output must not be the input buffer");
+  }
+  FORWARD_IF_ERROR(clsort__check_buffer(count, "count", 1, sizeof(cl_ulong)));
+  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
+  FORWARD_IF_ERROR(clsort__select(ctx, element_size, split, input, flags, output, n, count));
+  return clsort__marker(ctx, event);
+}
+
+clsort_status clsort_compact_buffer(clsort_context *ctx, size_t element_size, cl_mem input,
+                                    cl_mem flags, cl_mem output, size_t n, cl_mem count,
+                                    cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
+  return select_buffer(ctx, element_size, false, input, flags, output, n, count, num_wait,
+                       wait_list, event);
+}
+
+clsort_status clsort_split_buffer(clsort_context *ctx, size_t element_size, cl_mem input,
+                                  cl_mem flags, cl_mem output, size_t n, cl_mem count,
+                                  cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
+  return select_buffer(ctx, element_size, true, input, flags, output, n, count, num_wait,
+                       wait_list, event);
+}
+
+clsort_status clsort_bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets, size_t n,
+                                           unsigned num_buckets, size_t tile_size,
+                                           clsort_type offset_type, cl_mem offsets,
+                                           cl_uint num_wait, const cl_event *wait_list,
+                                           cl_event *event) {
+  clsort__clear_error();
+  FORWARD_IF_ERROR(clsort__check_bucket_args(ctx, n, num_buckets, tile_size, offset_type));
+  FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
+  if (n > 0) {
+    size_t tiles = clsort__div_up(n, tile_size);
+    FORWARD_IF_ERROR(clsort__check_buffer(buckets, "buckets", n, sizeof(cl_uint)));
+    FORWARD_IF_ERROR(clsort__check_buffer(offsets, "offsets", tiles * num_buckets,
+                                          clsort_type_size(offset_type)));
+  }
+  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
+  FORWARD_IF_ERROR(
+      clsort__bucket_offsets(ctx, buckets, n, num_buckets, tile_size, offset_type, offsets));
+  return clsort__marker(ctx, event);
+}

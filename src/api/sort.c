@@ -1,0 +1,200 @@
+/* sort.c: the public sort entry points. They validate everything, then
+ * dispatch to the algorithm the options name; an algorithm that has not
+ * landed returns CLSORT_ERROR_UNSUPPORTED, never a wrong result. */
+#include "api/api.h"
+
+#include <string.h>
+
+static const clsort_options default_options = CLSORT_OPTIONS_DEFAULT;
+
+static const char *algorithm_name(clsort_algorithm a) {
+  static const char *const names[] = {"auto", "radix", "bitonic", "sample", "merge", "quick"};
+  return (unsigned)a <= CLSORT_QUICK ? names[a] : "unknown";
+}
+
+/* The context, then the key type and the options, in that order. */
+static clsort_status check_options(const clsort_context *ctx, clsort_type type,
+                                   const clsort_options *o) {
+  FORWARD_IF_ERROR(clsort__check_context(ctx));
+  FORWARD_IF_ERROR(clsort__check_type(ctx, type));
+  RETURN_IF((unsigned)o->algorithm > CLSORT_QUICK, CLSORT_ERROR_INVALID_ARGUMENT,
+            "unknown algorithm %d", (int)o->algorithm);
+  RETURN_IF(o->flags & ~CLSORT_FLAGS_ALL_, CLSORT_ERROR_INVALID_ARGUMENT,
+            "unknown flags 0x%x", o->flags & ~CLSORT_FLAGS_ALL_);
+  unsigned bits = (unsigned)clsort_type_size(type) * 8;
+  unsigned end = o->end_bit ? o->end_bit : bits;
+  RETURN_IF(end > bits || o->begin_bit >= end, CLSORT_ERROR_INVALID_ARGUMENT,
+            "bit range [%u, %u) is not inside the key's %u bits", o->begin_bit, end, bits);
+  return CLSORT_SUCCESS;
+}
+
+/* AUTO's choice: the bitonic sort for small inputs that ask neither for
+ * stability nor for a bit range, the radix sort otherwise. Measured with
+ * `clsort bench --algorithms bitonic,radix` (2026-11-21): on an H100 the
+ * bitonic sort is faster up to 2^18 keys in every type and mode (one launch
+ * up to a tile, against the radix sort's histogram read-back and passes);
+ * on PoCL (2 cores) up to about 2^13. */
+static bool auto_picks_bitonic(const clsort_context *ctx, const clsort_options *o,
+                               const clsort__sort_job *job) {
+  size_t limit = ctx->is_cpu ? (size_t)1 << 13 : (size_t)1 << 18;
+  bool full_key = job->begin_bit == 0 && job->end_bit == clsort_type_size(job->type) * 8;
+  return !(o->flags & CLSORT_STABLE) && full_key && job->n <= limit;
+}
+
+/* Runs the job with the algorithm the options name. */
+static clsort_status dispatch(clsort_context *ctx, const clsort_options *o,
+                              const clsort__sort_job *job) {
+  switch (o->algorithm) {
+    case CLSORT_AUTO:
+      if (auto_picks_bitonic(ctx, o, job)) return clsort__bitonic_sort(ctx, job);
+      return clsort__radix_sort(ctx, job);
+    case CLSORT_RADIX:
+      return clsort__radix_sort(ctx, job);
+    case CLSORT_BITONIC:
+      return clsort__bitonic_sort(ctx, job);
+    case CLSORT_SAMPLE:
+      return clsort__sample_sort(ctx, job);
+    case CLSORT_MERGE:
+      return clsort__merge_sort(ctx, job);
+    case CLSORT_QUICK:
+      return clsort__quick_sort(ctx, job);
+    default:
+      return FAIL(CLSORT_ERROR_UNSUPPORTED, "the %s sort is not available in this build",
+                  algorithm_name(o->algorithm));
+  }
+}
+
+static clsort__sort_job make_job(clsort_type type, size_t n, const clsort_options *o) {
+  clsort__sort_job job;
+  memset(&job, 0, sizeof job);
+  job.type = type;
+  job.n = n;
+  job.begin_bit = o->begin_bit;
+  job.end_bit = o->end_bit ? o->end_bit : (unsigned)clsort_type_size(type) * 8;
+  job.descending = (o->flags & CLSORT_DESCENDING) != 0;
+  return job;
+}
+
+/* What an algorithm cannot honour fails before any data moves. The
+ * comparison sorts compare whole keys; of them only the merge sort is
+ * stable (ties on the input index would double the data the others move). */
+static clsort_status check_available(clsort_type type, const clsort_options *o) {
+  bool radix = o->algorithm == CLSORT_AUTO || o->algorithm == CLSORT_RADIX;
+  if (radix) return CLSORT_SUCCESS;
+  RETURN_IF((o->flags & CLSORT_STABLE) && o->algorithm != CLSORT_MERGE, CLSORT_ERROR_UNSUPPORTED,
+            "the %s sort is not stable; CLSORT_STABLE needs CLSORT_RADIX, CLSORT_MERGE or CLSORT_AUTO",
+            algorithm_name(o->algorithm));
+  unsigned bits = (unsigned)clsort_type_size(type) * 8;
+  RETURN_IF(o->begin_bit != 0 || (o->end_bit != 0 && o->end_bit != bits),
+            CLSORT_ERROR_UNSUPPORTED,
+            "the %s sort compares whole keys; bit ranges need CLSORT_RADIX or CLSORT_AUTO",
+            algorithm_name(o->algorithm));
+  return CLSORT_SUCCESS;
+}
+
+/* The host forms: stage keys (and values) in the context's buffers, sort
+ * there, copy back. Host memory changes only on success. */
+static clsort_status sort_host(clsort_context *ctx, const clsort_options *o, clsort__sort_job job,
+                               void *keys, const void *keys_const, void *values, size_t n) {
+  size_t key_bytes = n * clsort_type_size(job.type), value_bytes = n * job.value_size;
+  cl_mem kbuf, vbuf = NULL;
+  clsort_status st = clsort__scratch(ctx, SLOT_HOST_IN, key_bytes, &kbuf);
+  if (st == CLSORT_SUCCESS)
+    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, kbuf, CL_TRUE, 0, key_bytes, keys_const, 0,
+                                       NULL, NULL));
+  if (st == CLSORT_SUCCESS && job.value_size)
+    st = clsort__scratch(ctx, SLOT_HOST_AUX, value_bytes, &vbuf);
+  if (st == CLSORT_SUCCESS && job.value_size && !job.make_index)
+    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, vbuf, CL_TRUE, 0, value_bytes, values, 0, NULL,
+                                       NULL));
+  job.keys_in = kbuf;
+  job.keys_out = job.make_index ? NULL : kbuf;
+  job.vals_in = job.make_index ? NULL : vbuf;
+  job.vals_out = vbuf;
+  if (st == CLSORT_SUCCESS) st = dispatch(ctx, o, &job);
+  if (st == CLSORT_SUCCESS && job.value_size)
+    st = CL_CHECK(
+        clEnqueueReadBuffer(ctx->queue, vbuf, CL_TRUE, 0, value_bytes, values, 0, NULL, NULL));
+  if (st == CLSORT_SUCCESS && keys)
+    st = CL_CHECK(
+        clEnqueueReadBuffer(ctx->queue, kbuf, CL_TRUE, 0, key_bytes, keys, 0, NULL, NULL));
+  if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
+  return st;
+}
+
+clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, size_t n,
+                          const clsort_options *options) {
+  clsort__clear_error();
+  const clsort_options *o = options ? options : &default_options;
+  FORWARD_IF_ERROR(check_options(ctx, type, o));
+  RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
+  FORWARD_IF_ERROR(check_available(type, o));
+  if (n == 0) return CLSORT_SUCCESS;
+  return sort_host(ctx, o, make_job(type, n, o), keys, keys, NULL, n);
+}
+
+clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *keys, void *values,
+                                size_t value_size, size_t n, const clsort_options *options) {
+  clsort__clear_error();
+  const clsort_options *o = options ? options : &default_options;
+  FORWARD_IF_ERROR(check_options(ctx, type, o));
+  RETURN_IF(value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
+            "value_size %zu is not 4 or 8", value_size);
+  RETURN_IF(n > 0 && (!keys || !values), CLSORT_ERROR_INVALID_ARGUMENT,
+            "keys and values must not be NULL");
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, value_size));
+  FORWARD_IF_ERROR(check_available(type, o));
+  if (n == 0) return CLSORT_SUCCESS;
+  clsort__sort_job job = make_job(type, n, o);
+  job.value_size = value_size;
+  return sort_host(ctx, o, job, keys, keys, values, n);
+}
+
+clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *keys,
+                             void *indices, size_t index_size, size_t n,
+                             const clsort_options *options) {
+  clsort__clear_error();
+  const clsort_options *o = options ? options : &default_options;
+  FORWARD_IF_ERROR(check_options(ctx, type, o));
+  RETURN_IF(index_size != 4 && index_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
+            "index_size %zu is not 4 or 8", index_size);
+  RETURN_IF(index_size == 4 && n > UINT32_MAX, CLSORT_ERROR_TOO_LARGE,
+            "n (%zu) does not fit 4-byte indices", n);
+  RETURN_IF(n > 0 && (!keys || !indices), CLSORT_ERROR_INVALID_ARGUMENT,
+            "keys and indices must not be NULL");
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
+  FORWARD_IF_ERROR(check_available(type, o));
+  if (n == 0) return CLSORT_SUCCESS;
+  clsort__sort_job job = make_job(type, n, o);
+  job.value_size = index_size;
+  job.make_index = true;
+  return sort_host(ctx, o, job, NULL, keys, indices, n);
+}
+
+clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, cl_mem values,
+                                 size_t value_size, size_t n, const clsort_options *options,
+                                 cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
+  clsort__clear_error();
+  const clsort_options *o = options ? options : &default_options;
+  FORWARD_IF_ERROR(check_options(ctx, type, o));
+  FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
+  RETURN_IF(values && value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
+            "value_size %zu is not 4 or 8", value_size);
+  RETURN_IF(!values && value_size != 0, CLSORT_ERROR_INVALID_ARGUMENT,
+            "value_size is %zu but values is NULL", value_size);
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
+  if (n > 0) {
+    FORWARD_IF_ERROR(clsort__check_buffer(keys, "keys", n, clsort_type_size(type)));
+    if (values) FORWARD_IF_ERROR(clsort__check_buffer(values, "values", n, value_size));
+  }
+  FORWARD_IF_ERROR(check_available(type, o));
+  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
+  clsort__sort_job job = make_job(type, n, o);
+  job.keys_in = job.keys_out = keys;
+  job.vals_in = job.vals_out = values;
+  job.value_size = values ? value_size : 0;
+  FORWARD_IF_ERROR(dispatch(ctx, o, &job));
+  return clsort__marker(ctx, event);
+}

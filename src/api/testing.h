@@ -1,0 +1,38 @@
+/* testing.h: every private hook the test suite reaches: the runtime's
+ * (runtime/testing.h) and the segmented small sort from host arrays. Not
+ * installed; tests link the static `clsort_internal` dependency. */
+#ifndef CLSORT_API_TESTING_H
+#define CLSORT_API_TESTING_H
+
+#include "runtime/testing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The segmented small sort (the bitonic sort's tile kernel), for tests:
+ * the longest segment it takes for keys of `type` with values of
+ * value_size bytes (0: keys only), i.e. the bitonic tile on this device. */
+size_t clsort__test_segment_capacity(clsort_context *ctx, clsort_type type, size_t value_size);
+/* The same for flags 0, CLSORT_DESCENDING and CLSORT_STABLE (a stable tile
+ * carries positions too, so it may be smaller). */
+size_t clsort__test_segment_capacity_flags(clsort_context *ctx, clsort_type type,
+                                           size_t value_size, unsigned flags);
+
+/* Sorts, in one launch, each segment [begins[s], ends[s]) of the host
+ * arrays keys (n keys of `type`) and values (n values of value_size bytes,
+ * or NULL with value_size 0). Elements outside every segment are left as
+ * they are. Segments must not overlap and each must be at most the
+ * capacity above (else CLSORT_ERROR_INVALID_ARGUMENT); empty segments are
+ * allowed. flags: CLSORT_DESCENDING, and CLSORT_STABLE for a stable sort
+ * (equal keys keep their order; capacity from the _flags form). Without
+ * CLSORT_STABLE ties come out in any order. */
+clsort_status clsort__test_sort_segments(clsort_context *ctx, clsort_type type, void *keys,
+                                         void *values, size_t value_size, size_t n,
+                                         const size_t *begins, const size_t *ends,
+                                         size_t num_segments, unsigned flags);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

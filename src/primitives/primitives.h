@@ -1,0 +1,69 @@
+/* primitives.h: the primitives layer (scan, reduce, compact/split, bucket
+ * offsets) as the sorts and the API call it: on device buffers, without
+ * the public argument checks (api/ makes them), with events chained
+ * through the in-order queue. Built on the runtime. */
+#ifndef CLSORT_PRIMITIVES_H
+#define CLSORT_PRIMITIVES_H
+
+#include "runtime/runtime.h"
+
+/* Everything here is enqueued in order after whatever the queue already
+ * holds; the public entry points put the caller's wait list in front with
+ * clsort__begin(). */
+
+/* Device-wide scan of n elements of `type` from input to output (may be the
+ * same buffer). */
+clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                           cl_mem input, cl_mem output, size_t n);
+
+/* Builds the programs and reserves the scratch a scan of n elements of
+ * `type` will need, so that callers can fail before writing any output. */
+clsort_status clsort__scan_prepare(clsort_context *ctx, clsort_type type, size_t n);
+
+clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                             cl_mem input, size_t n, cl_mem result);
+
+/* Whether clsort__select moves elements of element_size bytes. */
+bool clsort__select_supported(size_t element_size);
+
+/* split == false: compact; split == true: stable partition. */
+clsort_status clsort__select(clsort_context *ctx, size_t element_size, bool split, cl_mem input,
+                             cl_mem flags, cl_mem output, size_t n, cl_mem count);
+
+clsort_status clsort__bucket_offsets(clsort_context *ctx, cl_mem buckets, size_t n,
+                                     unsigned num_buckets, size_t tile_size,
+                                     clsort_type offset_type, cl_mem offsets);
+
+/* How a chunked pass splits n elements: `groups` work-groups, each walking
+ * a contiguous chunk of `chunk` elements (whole tiles; the last chunk may
+ * be short). Enough groups to fill the device, no more. */
+typedef struct clsort__chunks {
+  size_t groups, chunk;
+} clsort__chunks;
+clsort__chunks clsort__chunking(const clsort_context *ctx, size_t n, size_t tile);
+
+/* Elements per tile of the shared layer on this device. */
+size_t clsort__tile(const clsort_context *ctx);
+
+/* The kernels of scan.cl; scan.c and reduce.c share its program. */
+typedef enum clsort__scan_kernel_id {
+  SCAN_REDUCE_CHUNKS,
+  SCAN_CHUNKS,
+  SCAN_SINGLE_PASS
+} clsort__scan_kernel_id;
+clsort_status clsort__scan_kernel(clsort_context *ctx, clsort_type type,
+                                  clsort__scan_kernel_id which, cl_kernel *out);
+
+/* The first pass of the scan and the reduction: `groups` work-groups of
+ * the SCAN_REDUCE_CHUNKS kernel `reduce` each combine (op) a chunk of
+ * `chunk` elements of the n in `in`, into out[group]. */
+clsort_status clsort__reduce_chunks(clsort_context *ctx, cl_kernel reduce, cl_mem in, size_t n,
+                                    size_t groups, size_t chunk, clsort_reduce_op op,
+                                    cl_mem out);
+
+/* types.c: the OpenCL C spelling of a type: "uint", "int", "float",
+ * "ulong", ... (clsort.h declares clsort_type_size and clsort_type_name,
+ * which types.c defines too). */
+const char *clsort__cl_type_name(clsort_type type);
+
+#endif

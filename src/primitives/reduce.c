@@ -1,0 +1,49 @@
+/* reduce.c: the device-wide reduction (sum, min, max), on the scan
+ * program's first-pass kernel. */
+#include "primitives/primitives.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* One value of any clsort_type. */
+typedef union value {
+  uint32_t u32;
+  int32_t i32;
+  float f32;
+  uint64_t u64;
+  int64_t i64;
+  double f64;
+} value;
+
+/* The result for n == 0, as bytes of `type`: 0 for a sum, the type's
+ * largest value for min and its smallest for max (infinities for floats). */
+static void identity(clsort_type type, clsort_reduce_op op, unsigned char out[8]) {
+  /* Indexed by clsort_type. */
+  static const value highest[] = {{.u32 = UINT32_MAX}, {.i32 = INT32_MAX}, {.f32 = INFINITY},
+                                  {.u64 = UINT64_MAX}, {.i64 = INT64_MAX}, {.f64 = INFINITY}};
+  static const value lowest[] = {{.u32 = 0},          {.i32 = INT32_MIN}, {.f32 = -INFINITY},
+                                 {.u64 = 0},          {.i64 = INT64_MIN}, {.f64 = -INFINITY}};
+  memset(out, 0, 8);
+  if (op == CLSORT_REDUCE_SUM) return;
+  memcpy(out, op == CLSORT_REDUCE_MIN ? &highest[type] : &lowest[type], clsort_type_size(type));
+}
+
+clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                             cl_mem in, size_t n, cl_mem result) {
+  size_t size = clsort_type_size(type);
+  if (n == 0) {
+    unsigned char value[8];
+    identity(type, op, value);
+    return CL_CHECK(clEnqueueFillBuffer(ctx->queue, result, value, size, 0, size, 0, NULL, NULL));
+  }
+  cl_kernel reduce;
+  FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &reduce));
+  clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));
+  if (c.groups == 1) return clsort__reduce_chunks(ctx, reduce, in, n, 1, c.chunk, op, result);
+  cl_mem partials;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_PARTIALS, c.groups * size, &partials));
+  FORWARD_IF_ERROR(clsort__reduce_chunks(ctx, reduce, in, n, c.groups, c.chunk, op, partials));
+  /* The partials are few: one group reduces them as a single chunk. */
+  return clsort__reduce_chunks(ctx, reduce, partials, c.groups, 1, c.groups, op, result);
+}

@@ -1,0 +1,142 @@
+/* scan.c: the device-wide prefix sum, the chunk geometry every chunked pass
+ * shares, and the scan program of each type, whose first pass (per-chunk
+ * sums, minima or maxima) reduce.c runs too. */
+#include "primitives/primitives.h"
+
+#include <stdio.h>
+
+#define FILES(suffix) \
+  (const char *const[]) {                                                   \
+    "common/common.cl", "common/wg_scan.cl@" suffix, "primitives/scan.cl", NULL \
+  }
+#define OPTIONS(type, suffix, bits) "-DSCAN_T=" type " -DSCAN_SUFFIX=" suffix " -DSCAN_BITS=" bits
+
+typedef struct scan_program {
+  clsort__program_spec spec;
+  const char *options;
+} scan_program;
+
+/* Indexed by clsort_type. */
+static const scan_program scan_programs[] = {
+    {{"scan_u32", FILES("u32")}, OPTIONS("uint", "u32", "32")},
+    {{"scan_i32", FILES("i32")}, OPTIONS("int", "i32", "32")},
+    {{"scan_f32", FILES("f32")}, OPTIONS("float", "f32", "32")},
+    {{"scan_u64", FILES("u64")}, OPTIONS("ulong", "u64", "64")},
+    {{"scan_i64", FILES("i64")}, OPTIONS("long", "i64", "64")},
+    {{"scan_f64", FILES("f64")}, OPTIONS("double", "f64", "64")},
+};
+
+clsort_status clsort__scan_kernel(clsort_context *ctx, clsort_type type,
+                                  clsort__scan_kernel_id which, cl_kernel *out) {
+  const scan_program *p = &scan_programs[type];
+  /* Kernel names carry the type suffix; the name table is static so that
+   * the strings outlive the program cache entry that points at them. */
+  static const char *const names[][3] = {
+      {"scan_reduce_chunks_u32", "scan_chunks_u32", "scan_single_pass_u32"},
+      {"scan_reduce_chunks_i32", "scan_chunks_i32", "scan_single_pass_i32"},
+      {"scan_reduce_chunks_f32", "scan_chunks_f32", "scan_single_pass_f32"},
+      {"scan_reduce_chunks_u64", "scan_chunks_u64", "scan_single_pass_u64"},
+      {"scan_reduce_chunks_i64", "scan_chunks_i64", "scan_single_pass_i64"},
+      {"scan_reduce_chunks_f64", "scan_chunks_f64", "scan_single_pass_f64"},
+  };
+  return clsort__get_kernel(ctx, &p->spec, p->options, names[type][which], out);
+}
+
+size_t clsort__tile(const clsort_context *ctx) {
+  return (size_t)ctx->tuning.wg_size * ctx->tuning.items;
+}
+
+clsort__chunks clsort__chunking(const clsort_context *ctx, size_t n, size_t tile) {
+  size_t tiles = clsort__div_up(n ? n : 1, tile);
+  size_t want = (size_t)ctx->compute_units * ctx->tuning.groups_per_cu;
+  size_t groups = clsort__max(1, clsort__min(tiles, want));
+  clsort__chunks c;
+  c.chunk = clsort__div_up(tiles, groups) * tile;
+  c.groups = clsort__div_up(n ? n : 1, c.chunk);
+  return c;
+}
+
+clsort_status clsort__reduce_chunks(clsort_context *ctx, cl_kernel reduce, cl_mem in, size_t n,
+                                    size_t groups, size_t chunk, clsort_reduce_op op,
+                                    cl_mem out) {
+  size_t wg = ctx->tuning.wg_size;
+  cl_ulong n64 = n, chunk64 = chunk;
+  int iop = (int)op;
+  clsort__arg args[] = {ARG(in), ARG(n64), ARG(chunk64), ARG(out), ARG(iop)};
+  return clsort__launch(ctx, reduce, groups * wg, wg, 5, args, 0, NULL, NULL);
+}
+
+/* The single pass reads the input once instead of twice. */
+static clsort_status scan_single_pass(clsort_context *ctx, cl_kernel kernel, cl_mem in, cl_mem out,
+                                      size_t n, int inclusive) {
+  size_t tile = clsort__tile(ctx), tiles = clsort__div_up(n, tile);
+  cl_mem state;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_LOOKBACK, (tiles + 1) * sizeof(cl_ulong), &state));
+  cl_ulong zero = 0;
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, state, &zero, sizeof zero, 0,
+                                                (tiles + 1) * sizeof zero, 0, NULL, NULL)));
+  cl_ulong n64 = n;
+  clsort__arg args[] = {ARG(in), ARG(out), ARG(n64), ARG(state), ARG(inclusive)};
+  return clsort__launch(ctx, kernel, tiles * ctx->tuning.wg_size, ctx->tuning.wg_size, 5, args, 0,
+                        NULL, NULL);
+}
+
+/* The single pass serves 32-bit sums on devices where it is validated. */
+static bool uses_single_pass(const clsort_context *ctx, clsort_type type) {
+  return ctx->tuning.single_pass_scan && clsort_type_size(type) == 4;
+}
+
+clsort_status clsort__scan_prepare(clsort_context *ctx, clsort_type type, size_t n) {
+  if (n == 0) return CLSORT_SUCCESS;
+  cl_kernel k;
+  cl_mem scratch;
+  if (uses_single_pass(ctx, type)) {
+    FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_SINGLE_PASS, &k));
+    size_t tiles = clsort__div_up(n, clsort__tile(ctx));
+    return clsort__scratch(ctx, SLOT_LOOKBACK, (tiles + 1) * sizeof(cl_ulong), &scratch);
+  }
+  FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &k));
+  FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_CHUNKS, &k));
+  clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));
+  if (c.groups == 1) return CLSORT_SUCCESS;
+  return clsort__scratch(ctx, SLOT_PARTIALS, c.groups * clsort_type_size(type), &scratch);
+}
+
+clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                           cl_mem in, cl_mem out, size_t n) {
+  if (n == 0) return CLSORT_SUCCESS;
+  /* Everything that can fail for want of memory or a build, before the
+   * first launch. */
+  FORWARD_IF_ERROR(clsort__scan_prepare(ctx, type, n));
+  int inclusive = kind == CLSORT_SCAN_INCLUSIVE;
+  size_t wg = ctx->tuning.wg_size, tile = clsort__tile(ctx);
+  if (uses_single_pass(ctx, type)) {
+    cl_kernel single;
+    FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_SINGLE_PASS, &single));
+    return scan_single_pass(ctx, single, in, out, n, inclusive);
+  }
+  cl_kernel reduce, chunks;
+  FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &reduce));
+  FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_CHUNKS, &chunks));
+  clsort__chunks c = clsort__chunking(ctx, n, tile);
+  cl_ulong n64 = n, chunk64 = c.chunk;
+  cl_mem none = NULL;
+  if (c.groups == 1) {
+    clsort__arg args[] = {ARG(in), ARG(out), ARG(n64), ARG(chunk64), ARG(none), ARG(inclusive)};
+    return clsort__launch(ctx, chunks, wg, wg, 6, args, 0, NULL, NULL);
+  }
+  cl_mem partials;
+  FORWARD_IF_ERROR(
+      clsort__scratch(ctx, SLOT_PARTIALS, c.groups * clsort_type_size(type), &partials));
+  int exclusive = 0;
+  cl_ulong groups64 = c.groups;
+  FORWARD_IF_ERROR(clsort__reduce_chunks(ctx, reduce, in, n, c.groups, c.chunk, CLSORT_REDUCE_SUM,
+                                         partials));
+  /* The partials are few: one group scans them as a single chunk. */
+  clsort__arg partial_args[] = {ARG(partials), ARG(partials),  ARG(groups64),
+                                ARG(groups64), ARG(none),      ARG(exclusive)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, chunks, wg, wg, 6, partial_args, 0, NULL, NULL));
+  clsort__arg scan_args[] = {ARG(in), ARG(out), ARG(n64), ARG(chunk64), ARG(partials),
+                             ARG(inclusive)};
+  return clsort__launch(ctx, chunks, c.groups * wg, wg, 6, scan_args, 0, NULL, NULL);
+}

@@ -1,0 +1,79 @@
+/* alloc.c: host and device allocations, the context's scratch buffers, and
+ * the fault-injection hook (CLSORT_FAIL_ALLOC_AFTER=N) that lets the tests
+ * make any one of them fail. */
+#include "runtime/runtime.h"
+
+#include <stdlib.h>
+
+/* Returns true when this allocation must fail for fault injection: the
+ * (N+1)-th allocation of a context created with CLSORT_FAIL_ALLOC_AFTER=N
+ * fails, once. */
+static bool injected_failure(clsort_context *ctx) {
+  if (!ctx || ctx->fail_alloc_after < 0) return false;
+  if (ctx->fail_alloc_after == 0) {
+    ctx->fail_alloc_after = -1;
+    return true;
+  }
+  ctx->fail_alloc_after--;
+  return false;
+}
+
+void *clsort__malloc(clsort_context *ctx, size_t bytes) {
+  if (injected_failure(ctx)) return NULL;
+  return malloc(bytes ? bytes : 1);
+}
+
+clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
+                                    cl_mem *out) {
+  *out = NULL;
+  if (bytes == 0) bytes = 16;
+  RETURN_IF(bytes > ctx->max_alloc, CLSORT_ERROR_TOO_LARGE,
+            "a buffer of %zu bytes exceeds the device allocation limit (%llu bytes)", bytes,
+            (unsigned long long)ctx->max_alloc);
+  if (injected_failure(ctx))
+    return clsort__fail(CLSORT_ERROR_OUT_OF_MEMORY, CL_MEM_OBJECT_ALLOCATION_FAILURE, __FILE__,
+                        __LINE__, "injected allocation failure (CLSORT_FAIL_ALLOC_AFTER)");
+  cl_int err;
+  *out = clCreateBuffer(ctx->cl_ctx, flags, bytes, NULL, &err);
+  if (err != CL_SUCCESS) {
+    *out = NULL;
+    return clsort__fail(clsort__status_from_cl(err), err, __FILE__, __LINE__,
+                        "clCreateBuffer of %zu bytes failed: %s", bytes,
+                        clsort__cl_error_name(err));
+  }
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out) {
+  if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {
+    *out = ctx->scratch[slot];
+    return CLSORT_SUCCESS;
+  }
+  /* Round up so that slightly larger calls later reuse the buffer, but never
+   * past the allocation limit. */
+  size_t want = bytes + bytes / 8 + 4096;
+  if (want > ctx->max_alloc) want = bytes;
+  cl_mem grown;
+  FORWARD_IF_ERROR(clsort__create_buffer(ctx, CL_MEM_READ_WRITE, want, &grown));
+  /* Commands already enqueued keep the old buffer alive until they finish:
+   * OpenCL defers the release. */
+  if (ctx->scratch[slot]) clReleaseMemObject(ctx->scratch[slot]);
+  ctx->scratch[slot] = grown;
+  ctx->scratch_size[slot] = want;
+  *out = grown;
+  return CLSORT_SUCCESS;
+}
+
+void clsort__scratch_release_all(clsort_context *ctx) {
+  for (int i = 0; i < SLOT_COUNT_; i++) {
+    if (ctx->scratch[i]) clReleaseMemObject(ctx->scratch[i]);
+    ctx->scratch[i] = NULL;
+    ctx->scratch_size[i] = 0;
+  }
+}
+
+size_t clsort__scratch_bytes(const clsort_context *ctx) {
+  size_t total = 0;
+  for (int i = 0; i < SLOT_COUNT_; i++) total += ctx->scratch_size[i];
+  return total;
+}

@@ -1,0 +1,179 @@
+/* context.c: creating and releasing a context: device facts, the queue,
+ * fault-injection settings and the disk-cache location. */
+#include "runtime/runtime.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_long live_contexts;
+
+long clsort__live_contexts(void) { return atomic_load(&live_contexts); }
+
+static void read_string(cl_device_id dev, cl_device_info what, char *buf, size_t size) {
+  buf[0] = '\0';
+  if (clGetDeviceInfo(dev, what, size - 1, buf, NULL) != CL_SUCCESS) buf[0] = '\0';
+  buf[size - 1] = '\0';
+}
+
+/* Reads what the library needs to know of the device, once. */
+static clsort_status read_device_facts(clsort_context *ctx) {
+  cl_device_id dev = ctx->device;
+  read_string(dev, CL_DEVICE_NAME, ctx->device_name, sizeof ctx->device_name);
+  read_string(dev, CL_DEVICE_VERSION, ctx->device_version, sizeof ctx->device_version);
+  read_string(dev, CL_DRIVER_VERSION, ctx->driver_version, sizeof ctx->driver_version);
+  ctx->platform_name[0] = '\0';
+  clGetPlatformInfo(ctx->platform, CL_PLATFORM_NAME, sizeof ctx->platform_name - 1,
+                    ctx->platform_name, NULL);
+  cl_device_type type = 0;
+  cl_device_fp_config fp64 = 0;
+  FORWARD_IF_ERROR(CL_CHECK(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL)));
+  FORWARD_IF_ERROR(
+      CL_CHECK(clGetDeviceInfo(dev, CL_DEVICE_VENDOR_ID, sizeof ctx->vendor_id, &ctx->vendor_id, NULL)));
+  FORWARD_IF_ERROR(CL_CHECK(clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS,
+                                            sizeof ctx->compute_units, &ctx->compute_units, NULL)));
+  FORWARD_IF_ERROR(CL_CHECK(clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                                            sizeof ctx->max_alloc, &ctx->max_alloc, NULL)));
+  FORWARD_IF_ERROR(CL_CHECK(clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE,
+                                            sizeof ctx->global_mem, &ctx->global_mem, NULL)));
+  FORWARD_IF_ERROR(CL_CHECK(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                                            sizeof ctx->max_wg_size, &ctx->max_wg_size, NULL)));
+  FORWARD_IF_ERROR(CL_CHECK(clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE,
+                                            sizeof ctx->local_mem, &ctx->local_mem, NULL)));
+  if (clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS)
+    fp64 = 0;
+  ctx->has_fp64 = fp64 != 0;
+  ctx->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+  if (ctx->compute_units == 0) ctx->compute_units = 1;
+  return CLSORT_SUCCESS;
+}
+
+/* Allocates a zeroed context. CLSORT_FAIL_ALLOC_AFTER=N makes the (N+1)-th
+ * allocation fail, counting this one as the first, so that the tests reach
+ * context creation too. */
+static clsort_status new_context(clsort_context **out) {
+  const char *fail_after = getenv("CLSORT_FAIL_ALLOC_AFTER");
+  long after = fail_after && *fail_after ? strtol(fail_after, NULL, 10) : -1;
+  *out = after == 0 ? NULL : calloc(1, sizeof **out);
+  if (!*out)
+    return clsort__fail(CLSORT_ERROR_OUT_OF_MEMORY, CL_OUT_OF_HOST_MEMORY, __FILE__, __LINE__,
+                        "no host memory for a context%s", after == 0 ? " (injected)" : "");
+  (*out)->fail_alloc_after = after > 0 ? after - 1 : -1;
+  return CLSORT_SUCCESS;
+}
+
+/* Settings read from the environment at creation, so that a context keeps
+ * one behaviour for its whole life. */
+static clsort_status read_environment(clsort_context *ctx) {
+  const char *fail_build = getenv("CLSORT_FAIL_BUILD");
+  ctx->fail_build = fail_build && *fail_build && strcmp(fail_build, "0") != 0;
+  const char *profile = getenv("CLSORT_PROFILE");
+  ctx->profile = profile && *profile && strcmp(profile, "0") != 0;
+  return clsort__cache_dir_from_env(ctx, &ctx->cache_dir);
+}
+
+static clsort_status finish_setup(clsort_context *ctx) {
+  FORWARD_IF_ERROR(read_device_facts(ctx));
+  FORWARD_IF_ERROR(read_environment(ctx));
+  clsort__tune(ctx);
+  clsort__debug("context on '%s' (%s, driver %s), %u compute units, %s path", ctx->device_name,
+                ctx->platform_name, ctx->driver_version, ctx->compute_units,
+                ctx->tuning.use_ptx ? "NVIDIA PTX" : "portable");
+  atomic_fetch_add(&live_contexts, 1);
+  return CLSORT_SUCCESS;
+}
+
+/* Frees a context that may be partly built. */
+static void destroy(clsort_context *ctx) {
+  if (!ctx) return;
+  if (ctx->queue) clFinish(ctx->queue);
+  clsort__scratch_release_all(ctx);
+  clsort__programs_release(ctx);
+  if (ctx->queue) clReleaseCommandQueue(ctx->queue);
+  if (ctx->cl_ctx) clReleaseContext(ctx->cl_ctx);
+  free(ctx->cache_dir);
+  free(ctx);
+}
+
+clsort_status clsort_context_create(clsort_context **out, const char *device_spec) {
+  clsort__clear_error();
+  RETURN_IF(!out, CLSORT_ERROR_INVALID_ARGUMENT, "the context pointer is NULL");
+  *out = NULL;
+  clsort_context *ctx;
+  FORWARD_IF_ERROR(new_context(&ctx));
+  clsort_status st;
+  cl_int err;
+  GOTO_IF_ERROR(clsort__select_device(device_spec, &ctx->platform, &ctx->device));
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->platform,
+                                   0};
+  ctx->cl_ctx = clCreateContext(props, 1, &ctx->device, NULL, NULL, &err);
+  GOTO_IF_ERROR(CL_CHECK(err));
+  ctx->owns_context = true;
+  /* Profiling costs nothing measurable and lets callers time our events. */
+  ctx->queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, CL_QUEUE_PROFILING_ENABLE, &err);
+  GOTO_IF_ERROR(CL_CHECK(err));
+  GOTO_IF_ERROR(finish_setup(ctx));
+  *out = ctx;
+  return CLSORT_SUCCESS;
+cleanup:
+  destroy(ctx);
+  return st;
+}
+
+clsort_status clsort_context_create_with_queue(clsort_context **out, cl_command_queue queue) {
+  clsort__clear_error();
+  RETURN_IF(!out, CLSORT_ERROR_INVALID_ARGUMENT, "the context pointer is NULL");
+  *out = NULL;
+  RETURN_IF(!queue, CLSORT_ERROR_INVALID_ARGUMENT, "the queue is NULL");
+  cl_command_queue_properties qprops = 0;
+  cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof qprops, &qprops, NULL);
+  if (err != CL_SUCCESS)
+    return clsort__fail(CLSORT_ERROR_INVALID_ARGUMENT, err, __FILE__, __LINE__,
+                        "the queue is not a valid command queue (%s)", clsort__cl_error_name(err));
+  /* The library chains its kernels through queue order. */
+  RETURN_IF(qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, CLSORT_ERROR_UNSUPPORTED,
+            "out-of-order command queues are not supported; pass an in-order queue");
+  clsort_context *ctx;
+  FORWARD_IF_ERROR(new_context(&ctx));
+  clsort_status st;
+  GOTO_IF_ERROR(CL_CHECK(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl_ctx,
+                                               &ctx->cl_ctx, NULL)));
+  GOTO_IF_ERROR(CL_CHECK(
+      clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof ctx->device, &ctx->device, NULL)));
+  GOTO_IF_ERROR(CL_CHECK(clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof ctx->platform,
+                                         &ctx->platform, NULL)));
+  /* Retain what we store, so that destroy() can release symmetrically. */
+  GOTO_IF_ERROR(CL_CHECK(clRetainContext(ctx->cl_ctx)));
+  if ((st = CL_CHECK(clRetainCommandQueue(queue))) != CLSORT_SUCCESS) {
+    clReleaseContext(ctx->cl_ctx);
+    ctx->cl_ctx = NULL;
+    goto cleanup;
+  }
+  ctx->queue = queue;
+  GOTO_IF_ERROR(finish_setup(ctx));
+  *out = ctx;
+  return CLSORT_SUCCESS;
+cleanup:
+  if (st != CLSORT_SUCCESS && ctx->queue == NULL) ctx->cl_ctx = NULL;
+  destroy(ctx);
+  return st;
+}
+
+void clsort_context_release(clsort_context *ctx) {
+  if (!ctx) return;
+  destroy(ctx);
+  atomic_fetch_sub(&live_contexts, 1);
+}
+
+const char *clsort_context_device_name(const clsort_context *ctx) {
+  return ctx ? ctx->device_name : "";
+}
+cl_command_queue clsort_context_queue(const clsort_context *ctx) { return ctx ? ctx->queue : NULL; }
+cl_context clsort_context_cl_context(const clsort_context *ctx) {
+  return ctx ? ctx->cl_ctx : NULL;
+}
+cl_device_id clsort_context_device(const clsort_context *ctx) { return ctx ? ctx->device : NULL; }
+
+clsort__build_stats clsort__context_build_stats(const clsort_context *ctx) { return ctx->stats; }
+const char *clsort__cache_dir(const clsort_context *ctx) { return ctx->cache_dir; }
+int clsort__uses_ptx(const clsort_context *ctx) { return ctx->tuning.use_ptx; }

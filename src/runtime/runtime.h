@@ -1,0 +1,235 @@
+/* runtime.h: the runtime layer, which every other layer builds on and
+ * which includes none of them: the context, the error helpers, the program
+ * cache, the scratch memory, the tuning and the launches. */
+#ifndef CLSORT_RUNTIME_H
+#define CLSORT_RUNTIME_H
+
+#include "clsort.h"
+#include "runtime/testing.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+/* ------------------------------------------------------------------ errors */
+/* Records `status` with a printf-style message as this thread's last error
+ * (clsort_last_error_message), logs it when CLSORT_LOG=debug, and returns
+ * the status so that callers can write `return clsort__fail(...)`. */
+clsort_status clsort__fail(clsort_status status, cl_int cl_error, const char *file, int line,
+                           const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* Clears the thread's last error; every public entry point calls it first. */
+void clsort__clear_error(void);
+/* Maps an OpenCL error code to the library's status. */
+clsort_status clsort__status_from_cl(cl_int err);
+const char *clsort__cl_error_name(cl_int err);
+/* True when CLSORT_LOG=debug; debug logging goes to stderr. */
+bool clsort__debug_enabled(void);
+void clsort__debug(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#define FAIL(status, ...) clsort__fail((status), CL_SUCCESS, __FILE__, __LINE__, __VA_ARGS__)
+#define RETURN_IF(cond, status, ...)        \
+  do {                                      \
+    if (cond) return FAIL(status, __VA_ARGS__); \
+  } while (0)
+#define FORWARD_IF_ERROR(expr)         \
+  do {                                 \
+    clsort_status fwd_st_ = (expr);    \
+    if (fwd_st_ != CLSORT_SUCCESS) return fwd_st_; \
+  } while (0)
+/* For functions with a `cleanup:` label and a `clsort_status st` local. */
+#define GOTO_IF_ERROR(expr)              \
+  do {                                   \
+    st = (expr);                         \
+    if (st != CLSORT_SUCCESS) goto cleanup; \
+  } while (0)
+/* Turns a failing OpenCL call into the matching status with a message. */
+#define CL_CHECK(call)                                                                   \
+  clsort__check_cl((call), #call, __FILE__, __LINE__)
+clsort_status clsort__check_cl(cl_int err, const char *what, const char *file, int line);
+
+/* ------------------------------------------------------------- scratch */
+/* Scratch slots: each is one device buffer that only grows and is reused
+ * across calls. Work is enqueued in order, so reuse after a call is safe. */
+typedef enum clsort__slot {
+  SLOT_PARTIALS,     /* per-work-group partial sums of the scan layer */
+  SLOT_LOOKBACK,     /* tile status words of the single-pass scan */
+  SLOT_TABLE,        /* histogram tables */
+  SLOT_HOST_IN,      /* staging for the host-array helpers */
+  SLOT_HOST_OUT,
+  SLOT_HOST_AUX,
+  SLOT_HOST_COUNT,
+  SLOT_HISTOGRAM,    /* the radix sort's digit histograms of all passes */
+  SLOT_PASS_TABLES,  /* and every pass's per-chunk digit table */
+  SLOT_SORT_KEYS,    /* double buffers of the sorts */
+  SLOT_SORT_KEYS2,
+  SLOT_SORT_VALUES,
+  SLOT_SORT_VALUES2,
+  SLOT_SORT_AUX1,    /* per-algorithm tables: splitters, bucket counts, */
+  SLOT_SORT_AUX2,    /* merge-path splits, segment lists, ... */
+  SLOT_SORT_AUX3,
+  SLOT_COUNT_
+} clsort__slot;
+
+/* ------------------------------------------------------ device tuning */
+/* Launch shapes chosen per device by tuning.c. */
+typedef struct clsort__tuning {
+  unsigned wg_size;        /* work-items per group of the scan layer */
+  unsigned items;          /* elements per work-item per tile */
+  unsigned groups_per_cu;  /* resident groups per compute unit for chunked passes */
+  unsigned radix_items;    /* keys per work-item of a radix tile; 0: derived */
+  unsigned bitonic_wg;     /* work-items of a bitonic tile; 0: from local memory */
+  bool use_ptx;            /* NVIDIA warp intrinsics through inline PTX */
+  bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
+} clsort__tuning;
+
+/* --------------------------------------------------------- programs */
+#define CLSORT_MAX_KERNELS_PER_PROGRAM 8
+
+typedef struct clsort__program {
+  char *key;  /* program name + options: identifies the variant in memory */
+  cl_program program;
+  cl_kernel kernels[CLSORT_MAX_KERNELS_PER_PROGRAM];
+  const char *kernel_names[CLSORT_MAX_KERNELS_PER_PROGRAM];
+  struct clsort__program *next;
+} clsort__program;
+
+/* A program is a list of cl/ files concatenated in order after the host's
+ * #defines. */
+typedef struct clsort__program_spec {
+  const char *name;          /* for messages and the in-memory key */
+  const char *const *files;  /* NULL-terminated list of cl/ file names */
+} clsort__program_spec;
+
+/* ---------------------------------------------------------- context */
+struct clsort_context {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context cl_ctx;
+  cl_command_queue queue;
+  bool owns_context; /* false when created with the caller's queue */
+
+  char device_name[256];
+  char platform_name[256];
+  char device_version[128];
+  char driver_version[128];
+  cl_uint vendor_id;
+  cl_uint compute_units;
+  cl_ulong max_alloc;
+  cl_ulong global_mem;
+  size_t max_wg_size;
+  cl_ulong local_mem;
+  bool has_fp64;
+  bool is_cpu;
+  clsort__tuning tuning;
+  char common_options[192]; /* -D flags shared by every program (tuning.c) */
+
+  clsort__program *programs; /* in-memory cache, one entry per variant */
+  char *build_log;
+  clsort__build_stats stats;
+  char *cache_dir; /* NULL: disk cache off */
+
+  cl_mem scratch[SLOT_COUNT_];
+  size_t scratch_size[SLOT_COUNT_];
+
+  /* Fault injection: allocations left before the next one fails (-1: off),
+   * and whether program builds are forced to fail. */
+  long fail_alloc_after;
+  bool fail_build;
+  bool profile; /* CLSORT_PROFILE=1: print each kernel's device time */
+};
+
+/* device_select.c */
+clsort_status clsort__select_device(const char *spec, cl_platform_id *platform,
+                                    cl_device_id *device);
+
+/* tuning.c: picks the launch shapes and paths for the context's device,
+ * and the "-D" options every program built for it shares. */
+void clsort__tune(clsort_context *ctx);
+const char *clsort__common_options(const clsort_context *ctx);
+
+/* Reads the variable `name` as up to `max` unsigned fields separated by
+ * ':' ("256:16") into fields[0..]; returns how many parsed (0 when unset
+ * or malformed from the first field). The algorithms' tuning overrides
+ * (CLSORT_TUNING, CLSORT_SAMPLE, CLSORT_MERGE, CLSORT_QUICK) go through it;
+ * each checks its own ranges. */
+unsigned clsort__env_fields(const char *name, unsigned *fields, unsigned max);
+/* Whether the variable `name` is set to something other than "" or "0". */
+bool clsort__env_flag(const char *name);
+
+/* alloc.c: every allocation goes through these, so that fault injection
+ * (CLSORT_FAIL_ALLOC_AFTER=N) reaches all of them. */
+void *clsort__malloc(clsort_context *ctx, size_t bytes);
+clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
+                                    cl_mem *out);
+/* Returns the slot's buffer, grown to at least `bytes`. */
+clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out);
+void clsort__scratch_release_all(clsort_context *ctx);
+
+/* hash.c: a 128-bit non-cryptographic hash (two independent 64-bit lanes). */
+typedef struct clsort__hash {
+  uint64_t a, b;
+} clsort__hash;
+void clsort__hash_init(clsort__hash *h);
+void clsort__hash_bytes(clsort__hash *h, const void *data, size_t len);
+void clsort__hash_str(clsort__hash *h, const char *s); /* includes the terminator */
+void clsort__hash_hex(const clsort__hash *h, char out[33]);
+
+/* disk_cache.c */
+/* The disk-cache directory the environment asks for, or NULL (*out) when
+ * the disk cache is off. */
+clsort_status clsort__cache_dir_from_env(clsort_context *ctx, char **out);
+/* Returns a malloc'ed binary, or NULL when absent or corrupt; *corrupt
+ * tells the two apart. */
+unsigned char *clsort__disk_cache_load(clsort_context *ctx, const char *key_hex,
+                                       size_t *size, bool *corrupt);
+void clsort__disk_cache_store(const clsort_context *ctx, const char *key_hex,
+                              const unsigned char *binary, size_t size);
+
+/* embedded_kernels.c (generated from cl/ by src/embed_kernels.py) */
+typedef struct clsort__kernel_file {
+  const char *name;
+  const char *text;
+} clsort__kernel_file;
+extern const clsort__kernel_file clsort__kernel_files[];
+extern const size_t clsort__kernel_file_count;
+
+/* program.c: returns the kernel `kernel_name` of the program `spec` built
+ * with `options` (a string of -D flags), building and caching as needed. */
+clsort_status clsort__get_kernel(clsort_context *ctx, const clsort__program_spec *spec,
+                                 const char *options, const char *kernel_name, cl_kernel *out);
+/* Releases the context's programs and its build log. */
+void clsort__programs_release(clsort_context *ctx);
+/* Reads one cl/ file from CLSORT_KERNEL_DIR or the embedded copy into
+ * memory the caller frees. */
+clsort_status clsort__kernel_source(clsort_context *ctx, const char *file, char **out);
+
+/* launch.c: setting arguments and enqueueing with error mapping. */
+typedef struct clsort__arg {
+  size_t size;
+  const void *value; /* NULL with size > 0: local memory of that size */
+} clsort__arg;
+#define ARG(x) ((clsort__arg){sizeof(x), &(x)})
+#define ARG_LOCAL(bytes) ((clsort__arg){(bytes), NULL})
+clsort_status clsort__launch(clsort_context *ctx, cl_kernel kernel, size_t global, size_t local,
+                             size_t nargs, const clsort__arg *args, cl_uint num_wait,
+                             const cl_event *wait_list, cl_event *event);
+/* Makes everything enqueued next wait for the caller's wait list (one
+ * barrier, only when the list is not empty). */
+clsort_status clsort__begin(clsort_context *ctx, cl_uint num_wait, const cl_event *wait_list);
+/* Enqueues a marker that completes after everything enqueued so far and
+ * returns it in *event, for the public calls' output event. */
+clsort_status clsort__marker(clsort_context *ctx, cl_event *event);
+
+/* Integer helpers. */
+static inline size_t clsort__div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+static inline size_t clsort__min(size_t a, size_t b) { return a < b ? a : b; }
+static inline size_t clsort__max(size_t a, size_t b) { return a > b ? a : b; }
+
+#endif

@@ -1,0 +1,44 @@
+/* testing.h: private hooks that let the test suite observe the runtime
+ * (build counters, cache keys, scratch memory). Not installed; tests link
+ * the static `clsort_internal` dependency to reach them, and include
+ * api/testing.h, which adds the hooks of the layers above. */
+#ifndef CLSORT_TESTING_H
+#define CLSORT_TESTING_H
+
+#include "clsort.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Counts of program builds done by this context: compiled from source, and
+ * loaded from the disk cache as a binary. Served from the in-memory cache
+ * counts neither. */
+typedef struct clsort__build_stats {
+  unsigned long from_source;
+  unsigned long from_disk;
+  unsigned long disk_rejected; /* cache files found but unusable, rebuilt */
+} clsort__build_stats;
+clsort__build_stats clsort__context_build_stats(const clsort_context *ctx);
+
+/* The disk-cache key (hex, 32 chars + NUL) the context would use for a
+ * program built from `source` with `options`. */
+void clsort__cache_key(const clsort_context *ctx, const char *source, const char *options,
+                       char out_hex[33]);
+
+/* The disk-cache directory in use, or NULL when the disk cache is off. */
+const char *clsort__cache_dir(const clsort_context *ctx);
+
+/* Bytes of device scratch memory the context holds now. */
+size_t clsort__scratch_bytes(const clsort_context *ctx);
+
+/* Number of contexts created and not yet released, process-wide. */
+long clsort__live_contexts(void);
+
+/* Whether the context runs the NVIDIA PTX paths (1) or the portable ones (0). */
+int clsort__uses_ptx(const clsort_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,142 @@
+/* bitonic.c: the bitonic sort for any n. One launch sorts every tile in
+ * local memory; each later merge stage runs its strides of a tile and more
+ * as global launches that fuse several steps in registers, and its
+ * strides below a tile as one local-memory launch. 2^24 u32 keys take 38
+ * launches on an H100 (tile 8192, 3 steps fused), not 300. */
+#include "sorts/sorts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const bitonic_files[] = {"common/common.cl", "sorts/keys.cl", "sorts/bitonic.cl",
+                                            NULL};
+static const clsort__program_spec bitonic_spec = {"bitonic", bitonic_files};
+
+static const char *const kernel_names[] = {"bitonic_sort_tiles", "bitonic_merge_tiles",
+                                           "bitonic_global", "bitonic_sort_segments"};
+
+static unsigned log2_exact(size_t x) {
+  unsigned r = 0;
+  while (((size_t)1 << r) < x) r++;
+  return r;
+}
+
+/* Largest power of two <= x (x >= 1). */
+static size_t pow2_floor(size_t x) {
+  size_t p = 1;
+  while (p <= x / 2) p *= 2;
+  return p;
+}
+
+clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_t key_size,
+                                                size_t value_size, bool stable) {
+  clsort__bitonic_shape s;
+  /* A stable tile carries each element's 4-byte position too. */
+  size_t element = key_size + value_size + (stable ? 4 : 0);
+  /* Elements per work-item: 16 in GPU registers; 4 on CPUs, where more
+   * only multiplies PoCL's compile time. */
+  s.log_items = ctx->is_cpu ? 2 : 4;
+  size_t tile;
+  if (ctx->tuning.bitonic_wg) {
+    /* A forced shape (CLSORT_TUNING=WG:...) sets the tile: 16 x WG. */
+    tile = (size_t)ctx->tuning.bitonic_wg << 4;
+  } else {
+    /* The largest tile whose keys and values (padded one word in 32) fit
+     * the local memory a group may use: 48 KB on NVIDIA. CPUs get 4096
+     * elements, a tile that stays in a core's L1/L2 cache. */
+    size_t budget = clsort__min(ctx->local_mem, 48 * 1024) - 512;
+    tile = pow2_floor(budget * 32 / 33 / element);
+    if (ctx->is_cpu) tile = clsort__min(tile, 4096);
+  }
+  s.wg = (unsigned)clsort__max(tile >> s.log_items, 1);
+  while (s.wg > ctx->max_wg_size && s.wg > 1) s.wg /= 2;
+  s.tile = (size_t)s.wg << s.log_items;
+  /* Steps fused per global launch: each work-item holds 2^log_global
+   * vectors of 16 bytes of keys and their values. Measured on an H200
+   * (2^24 u32, CLSORT_BITONIC sweep): keys 2.09 ms at 3 steps and 128
+   * work-items, 2.69 ms at 4 (238 registers, one group per SM); pairs
+   * 4.42 ms at 4, 4.92 at 3. */
+  size_t vector_bytes = 16 + 16 / key_size * value_size;
+  s.log_global = vector_bytes > 16 && vector_bytes <= 32 ? 4 : 3;
+  s.global_wg = ctx->is_cpu ? 64 : 128;
+  /* CLSORT_BITONIC=FUSED[:GLOBAL_WG] overrides the global launches' shape;
+   * bench/ uses it to measure alternatives. */
+  unsigned f[2] = {0, 0};
+  unsigned got = clsort__env_fields("CLSORT_BITONIC", f, 2), fused = f[0], global_wg = f[1];
+  if (got >= 1 && fused >= 1 && fused <= 4) {
+    s.log_global = fused;
+    if (global_wg && (global_wg & (global_wg - 1)) == 0 && global_wg <= ctx->max_wg_size)
+      s.global_wg = global_wg;
+  }
+  return s;
+}
+
+clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job *job,
+                                     clsort__bitonic_kernel_id which, cl_kernel *out) {
+  size_t key_size = clsort_type_size(job->type);
+  clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size, job->stable);
+  char options[288];
+  snprintf(options, sizeof options,
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DBT_WG=%u -DBT_LOG_ITEMS=%u "
+           "-DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u -DBT_STABLE=%d",
+           key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
+           job->value_size == 8 ? "ulong" : "uint", s.wg, s.log_items, s.log_global, s.global_wg, job->stable ? 1 : 0);
+  return clsort__get_kernel(ctx, &bitonic_spec, options, kernel_names[which], out);
+}
+
+/* One global launch: r steps at element bits [lo, lo + r), the first a
+ * flip when `flip`. Only cosets holding an element below n get a
+ * work-item. */
+static clsort_status launch_global(clsort_context *ctx, cl_kernel k, const clsort__bitonic_shape *s,
+                                   const clsort__sort_job *job, cl_mem keys, cl_mem vals,
+                                   unsigned lo, unsigned r, bool flip) {
+  size_t v = 16 / clsort_type_size(job->type);
+  cl_ulong n = job->n, nv = (n + v - 1) / v;
+  cl_uint lo_v = lo - log2_exact(v), rr = r;
+  unsigned top = lo_v + r;
+  cl_ulong cosets = ((nv >> top) << lo_v) + clsort__min(nv & (((cl_ulong)1 << top) - 1),
+                                                       (cl_ulong)1 << lo_v);
+  cl_ulong per = (cl_ulong)1 << (s->log_global - r), threads = (cosets + per - 1) / per;
+  int flip_arg = flip, kind = clsort__key_kind(job->type), desc = job->descending;
+  clsort__arg args[] = {ARG(keys),    ARG(vals),   ARG(n),    ARG(lo_v), ARG(rr),
+                        ARG(flip_arg), ARG(cosets), ARG(threads), ARG(kind), ARG(desc)};
+  return clsort__launch(ctx, k, threads, s->global_wg, 10, args, 0, NULL, NULL);
+}
+
+clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job) {
+  size_t n = job->n, key_size = clsort_type_size(job->type);
+  if (n == 0) return CLSORT_SUCCESS;
+  clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size, false);
+  cl_kernel sort_tiles, merge_tiles, global;
+  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_SORT_TILES, &sort_tiles));
+  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_TILES, &merge_tiles));
+  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_GLOBAL, &global));
+  /* An argsort keeps the caller's keys: it sorts a copy in scratch. */
+  cl_mem keys = job->keys_out;
+  if (!keys) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &keys));
+  /* Keys-only programs ignore the value buffers; any valid buffer will do. */
+  cl_mem vals = job->value_size ? job->vals_out : keys;
+  cl_mem vals_in = job->value_size && !job->make_index ? job->vals_in : vals;
+
+  cl_ulong n64 = n;
+  int kind = clsort__key_kind(job->type), desc = job->descending, make_index = job->make_index;
+  size_t tiles = clsort__div_up(n, s.tile);
+  clsort__arg sort_args[] = {ARG(job->keys_in), ARG(keys), ARG(vals_in), ARG(vals),
+                             ARG(n64),          ARG(kind), ARG(desc),    ARG(make_index)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, sort_tiles, tiles * s.wg, s.wg, 8, sort_args, 0, NULL, NULL));
+
+  /* Merge stages of blocks larger than a tile, up to the power of two
+   * that covers n. */
+  unsigned log_tile = log2_exact(s.tile), log_n = log2_exact(n);
+  clsort__arg merge_args[] = {ARG(keys), ARG(vals), ARG(n64), ARG(kind), ARG(desc)};
+  for (unsigned stage = log_tile + 1; stage <= log_n; stage++) {
+    for (unsigned top = stage; top > log_tile;) {
+      unsigned r = (unsigned)clsort__min(s.log_global, top - log_tile);
+      FORWARD_IF_ERROR(launch_global(ctx, global, &s, job, keys, vals, top - r, r, top == stage));
+      top -= r;
+    }
+    FORWARD_IF_ERROR(
+        clsort__launch(ctx, merge_tiles, tiles * s.wg, s.wg, 5, merge_args, 0, NULL, NULL));
+  }
+  return CLSORT_SUCCESS;
+}

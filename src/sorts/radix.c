@@ -1,0 +1,270 @@
+/* radix.c: the LSD radix sort: 8-bit digit passes (11-bit on the CPU shape), each an upsweep of
+ * per-chunk digit counts, the shared scan of that table, and a downsweep
+ * that ranks tiles locally and scatters. Passes whose digits are all equal
+ * are skipped, found from one histogram of every pass. */
+#include "primitives/primitives.h"
+#include "sorts/sorts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PASSES 8 /* 64-bit keys, 8-bit digits */
+
+static const char *const radix_files[] = {"common/common.cl", "common/wg_scan.cl@u32",
+                                          "common/wg_rank.cl", "sorts/keys.cl", "sorts/radix.cl",
+                                          NULL};
+static const clsort__program_spec radix_spec = {"radix", radix_files};
+
+typedef struct radix_kernels {
+  cl_kernel histograms, upsweep, downsweep;
+  cl_kernel onesweep; /* NULL unless the pass runs in one launch */
+} radix_kernels;
+
+/* Digit width. The serial CPU path counts digits with plain increments and
+ * stages writes per digit, so wider digits (fewer passes over memory) pay
+ * there; the tile path ranks by two 4-bit halves. */
+static unsigned digit_bits(const clsort_context *ctx) { return ctx->tuning.wg_size == 1 ? 11 : 8; }
+
+static bool uses_onesweep(const clsort_context *ctx, const clsort__sort_job *job);
+
+/* Keys per work-item per tile: the tile's keys must fit local memory next
+ * to the rank counters. One-launch passes of 4-byte keys alone take 32
+ * (8192-key tiles: fewer tiles to look back over). Measured on an H100,
+ * 2^26 u32 with CLSORT_TUNING=256:24:8:ITEMS: keys 3.39 ms at 8 items,
+ * 3.27 at 16, 2.93 at 20, 2.80 at 24, 2.69 at 32; pairs 3.58 ms at 16,
+ * 3.81 at 32. */
+static unsigned radix_items(const clsort_context *ctx, const clsort__sort_job *job) {
+  if (ctx->tuning.radix_items) return ctx->tuning.radix_items;
+  if (ctx->tuning.wg_size == 1) return ctx->tuning.items;
+  if (uses_onesweep(ctx, job) && clsort_type_size(job->type) == 4 && !job->value_size) return 32;
+  return ctx->tuning.wg_size >= 256 ? 16 : 8;
+}
+
+/* Whether each pass runs as one launch with decoupled look-back over the
+ * tiles' digit counts (radix_onesweep) instead of upsweep + scan +
+ * downsweep. It spins on other groups, so it runs only where the
+ * single-pass scan is validated (NVIDIA), and its status words hold counts
+ * below 2^30. CLSORT_NO_ONESWEEP=1 turns it off, for comparison. */
+static bool uses_onesweep(const clsort_context *ctx, const clsort__sort_job *job) {
+  return ctx->tuning.single_pass_scan && ctx->tuning.wg_size >= 256 && digit_bits(ctx) == 8 &&
+         job->n < ((size_t)1 << 30) && !clsort__env_flag("CLSORT_NO_ONESWEEP");
+}
+
+static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *job, bool wide_offsets,
+                                 radix_kernels *k) {
+  size_t key_size = clsort_type_size(job->type);
+  unsigned items = radix_items(ctx, job);
+  char options[256];
+  snprintf(options, sizeof options,
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DVALUE_BITS=%d -DOFFSET_T=%s "
+           "-DOFFSET_BITS=%d -DRADIX_ITEMS=%u -DRANK_ITEMS=%u -DRADIX_BITS=%u",
+           key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
+           job->value_size == 8 ? "ulong" : "uint", job->value_size == 8 ? 64 : 32,
+           wide_offsets ? "ulong" : "uint", wide_offsets ? 64 : 32, items, items, digit_bits(ctx));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_histograms", &k->histograms));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_upsweep", &k->upsweep));
+  k->onesweep = NULL;
+  if (uses_onesweep(ctx, job))
+    FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_spec, options, "radix_onesweep", &k->onesweep));
+  return clsort__get_kernel(ctx, &radix_spec, options, "radix_downsweep", &k->downsweep);
+}
+
+/* Reads the digit histograms of every pass and lists the passes that move
+ * anything: a pass whose keys all share one digit is the identity. */
+static clsort_status plan_passes(clsort_context *ctx, const clsort__sort_job *job,
+                                 const radix_kernels *k, clsort__chunks c, bool wide,
+                                 cl_mem *pass_tables, cl_mem *digit_bases, unsigned *passes,
+                                 unsigned *count) {
+  *count = 0;
+  unsigned bits = digit_bits(ctx), bins = 1u << bits;
+  unsigned total = (job->end_bit - job->begin_bit + bits - 1) / bits;
+  size_t entry = wide ? 8 : 4, bytes = (size_t)total * bins * entry;
+  cl_mem hist;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_HISTOGRAM, bytes, &hist));
+  *digit_bases = hist;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_PASS_TABLES, bytes * c.groups, pass_tables));
+  cl_ulong zero = 0;
+  FORWARD_IF_ERROR(
+      CL_CHECK(clEnqueueFillBuffer(ctx->queue, hist, &zero, entry, 0, bytes, 0, NULL, NULL)));
+  cl_ulong n64 = job->n, chunk64 = c.chunk;
+  cl_uint begin = job->begin_bit, end = job->end_bit;
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  size_t wg = ctx->tuning.wg_size;
+  clsort__arg args[] = {ARG(job->keys_in), ARG(n64),  ARG(chunk64),      ARG(begin),
+                        ARG(end),          ARG(kind), ARG(desc),         ARG(hist),
+                        ARG(*pass_tables), ARG_LOCAL((size_t)total * bins * sizeof(cl_uint))};
+  FORWARD_IF_ERROR(clsort__launch(ctx, k->histograms, c.groups * wg, wg, 10, args, 0, NULL, NULL));
+  unsigned char *counts = clsort__malloc(ctx, bytes);
+  RETURN_IF(!counts, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the digit histograms");
+  clsort_status st =
+      CL_CHECK(clEnqueueReadBuffer(ctx->queue, hist, CL_TRUE, 0, bytes, counts, 0, NULL, NULL));
+  for (unsigned p = 0; st == CLSORT_SUCCESS && p < total; p++) {
+    bool identity = false;
+    for (unsigned d = 0; d < bins && !identity; d++) {
+      size_t at = (size_t)p * bins + d;
+      cl_ulong v = wide ? ((const cl_ulong *)(void *)counts)[at] : ((const cl_uint *)(void *)counts)[at];
+      identity = v == job->n;
+    }
+    if (!identity) passes[(*count)++] = p;
+  }
+  if (st == CLSORT_SUCCESS && k->onesweep) {
+    /* The one-launch passes take each digit's start from here: the
+     * exclusive scan of every pass's counts, in place (32-bit: n < 2^30). */
+    cl_uint *c32 = (cl_uint *)(void *)counts;
+    for (unsigned p = 0; p < total; p++) {
+      cl_uint sum = 0;
+      for (unsigned d = 0; d < bins; d++) {
+        cl_uint v = c32[(size_t)p * bins + d];
+        c32[(size_t)p * bins + d] = sum;
+        sum += v;
+      }
+    }
+    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, hist, CL_TRUE, 0, bytes, counts, 0, NULL, NULL));
+  }
+  free(counts);
+  FORWARD_IF_ERROR(st);
+  clsort__debug("radix: %u of %u passes needed for n = %zu", *count, total, job->n);
+  return CLSORT_SUCCESS;
+}
+
+/* Chunks of whole tiles, small enough that per-chunk counts fit 32 bits. */
+static clsort__chunks radix_chunking(const clsort_context *ctx, size_t n, size_t tile) {
+  clsort__chunks c = clsort__chunking(ctx, n, tile);
+  const size_t limit = (size_t)1 << 31;
+  if (c.chunk > limit) {
+    c.chunk = limit / tile * tile;
+    c.groups = clsort__div_up(n, c.chunk);
+  }
+  return c;
+}
+
+/* One pass in one launch (radix_onesweep); `status` holds the tile
+ * counter and the tiles' look-back words, zeroed here. */
+static clsort_status run_onesweep(clsort_context *ctx, const clsort__sort_job *job,
+                                  const radix_kernels *k, cl_mem status, cl_mem digit_bases,
+                                  unsigned pass, bool first, bool last, cl_mem kin, cl_mem kout,
+                                  cl_mem vin, cl_mem vout) {
+  size_t wg = ctx->tuning.wg_size, tiles = clsort__div_up(job->n, wg * radix_items(ctx, job));
+  cl_ulong n64 = job->n;
+  cl_uint bits = digit_bits(ctx), shift = job->begin_bit + bits * pass, base_at = pass << bits;
+  cl_uint width = job->end_bit - shift < bits ? job->end_bit - shift : bits;
+  int first_arg = first, last_arg = last, kind = clsort__key_kind(job->type), desc = job->descending;
+  int make_index = first && job->make_index;
+  cl_uint zero = 0;
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, status, &zero, sizeof zero, 0,
+                                                (1 + (tiles << bits)) * sizeof(cl_uint), 0, NULL,
+                                                NULL)));
+  cl_mem vi = vin ? vin : kin, vo = vout ? vout : kout;
+  clsort__arg args[] = {ARG(kin),      ARG(kout),        ARG(vi),         ARG(vo),
+                        ARG(n64),      ARG(shift),       ARG(width),      ARG(first_arg),
+                        ARG(last_arg), ARG(kind),        ARG(desc),       ARG(digit_bases),
+                        ARG(base_at),  ARG(status),      ARG(make_index)};
+  return clsort__launch(ctx, k->onesweep, tiles * wg, wg, 15, args, 0, NULL, NULL);
+}
+
+static clsort_status run_pass(clsort_context *ctx, const clsort__sort_job *job,
+                              const radix_kernels *k, clsort__chunks c, bool wide, cl_mem table,
+                              cl_mem pass_tables, unsigned pass, bool first, bool last, cl_mem kin,
+                              cl_mem kout, cl_mem vin, cl_mem vout) {
+  size_t wg = ctx->tuning.wg_size;
+  cl_ulong n64 = job->n, chunk64 = c.chunk;
+  cl_uint bits = digit_bits(ctx), shift = job->begin_bit + bits * pass;
+  cl_uint width = job->end_bit - shift < bits ? job->end_bit - shift : bits;
+  int first_arg = first, last_arg = last, kind = clsort__key_kind(job->type), desc = job->descending;
+  int make_index = first && job->make_index;
+  size_t table_bytes = ((size_t)1 << bits) * c.groups * (wide ? 8 : 4);
+  if (first) {
+    /* The histogram kernel counted this pass's chunks in input order. */
+    FORWARD_IF_ERROR(CL_CHECK(clEnqueueCopyBuffer(ctx->queue, pass_tables, table,
+                                                  pass * table_bytes, 0, table_bytes, 0, NULL,
+                                                  NULL)));
+  } else {
+    clsort__arg up[] = {ARG(kin),       ARG(n64),  ARG(chunk64), ARG(shift), ARG(width),
+                        ARG(first_arg), ARG(kind), ARG(desc),    ARG(table)};
+    FORWARD_IF_ERROR(clsort__launch(ctx, k->upsweep, c.groups * wg, wg, 9, up, 0, NULL, NULL));
+  }
+  FORWARD_IF_ERROR(clsort__scan(ctx, wide ? CLSORT_U64 : CLSORT_U32, CLSORT_SCAN_EXCLUSIVE, table,
+                                table, ((size_t)1 << bits) * c.groups));
+  /* Keys-only programs ignore the value buffers; any valid buffer will do. */
+  cl_mem vi = vin ? vin : kin, vo = vout ? vout : kout;
+  clsort__arg down[] = {ARG(kin),      ARG(kout),     ARG(vi),   ARG(vo),   ARG(n64),
+                        ARG(chunk64),  ARG(shift),    ARG(width), ARG(first_arg), ARG(last_arg),
+                        ARG(kind),     ARG(desc),     ARG(table), ARG(make_index)};
+  return clsort__launch(ctx, k->downsweep, c.groups * wg, wg, 14, down, 0, NULL, NULL);
+}
+
+clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job) {
+  size_t n = job->n, key_size = clsort_type_size(job->type);
+  if (n == 0) return CLSORT_SUCCESS;
+  if (n == 1) {
+    if (!job->make_index) return CLSORT_SUCCESS;
+    cl_ulong zero = 0;
+    return CL_CHECK(clEnqueueFillBuffer(ctx->queue, job->vals_out, &zero, job->value_size, 0,
+                                        job->value_size, 0, NULL, NULL));
+  }
+  bool wide = n > UINT32_MAX;
+  radix_kernels k;
+  FORWARD_IF_ERROR(get_kernels(ctx, job, wide, &k));
+  clsort__chunks c = radix_chunking(ctx, n, (size_t)ctx->tuning.wg_size * radix_items(ctx, job));
+
+  unsigned passes[MAX_PASSES], m;
+  cl_mem pass_tables, digit_bases;
+  FORWARD_IF_ERROR(plan_passes(ctx, job, &k, c, wide, &pass_tables, &digit_bases, passes, &m));
+  if (m == 0) {
+    /* Every key has the same bits in the range: the input is sorted. An
+     * argsort still needs its indices, which any one stable pass makes. */
+    if (!job->make_index) return CLSORT_SUCCESS;
+    passes[0] = 0;
+    m = 1;
+  }
+
+  /* Ping-pong buffers. Pass i reads the source (i = 0) or where pass i-1
+   * wrote, and writes K[i % 2] / V[i % 2]. */
+  cl_mem table, scratch_keys, K[2], V[2] = {NULL, NULL};
+  size_t bins = (size_t)1 << digit_bits(ctx);
+  /* The chunk table, or the one-launch passes' tile counter and look-back
+   * words. */
+  size_t tiles = clsort__div_up(n, (size_t)ctx->tuning.wg_size * radix_items(ctx, job));
+  size_t table_bytes = k.onesweep ? (1 + tiles * bins) * sizeof(cl_uint)
+                                  : bins * c.groups * (wide ? 8 : 4);
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, table_bytes, &table));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &scratch_keys));
+  K[0] = scratch_keys;
+  if (job->keys_out) {
+    K[1] = job->keys_out;
+  } else {
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * key_size, &K[1]));
+  }
+  if (job->value_size) {
+    cl_mem scratch_vals;
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, n * job->value_size, &scratch_vals));
+    /* Generated indices have no source to protect: order the buffers so
+     * that the last pass lands in the output, with no copy. */
+    bool flip = job->make_index && (m % 2 == 1);
+    V[0] = flip ? job->vals_out : scratch_vals;
+    V[1] = flip ? scratch_vals : job->vals_out;
+  }
+  /* Nothing may fail once the first pass writes the caller's buffers. */
+  if (!k.onesweep)
+    FORWARD_IF_ERROR(clsort__scan_prepare(ctx, wide ? CLSORT_U64 : CLSORT_U32, bins * c.groups));
+  for (unsigned i = 0; i < m; i++) {
+    cl_mem kin = i == 0 ? job->keys_in : K[(i - 1) % 2];
+    cl_mem vin = job->value_size ? (i == 0 ? job->vals_in : V[(i - 1) % 2]) : NULL;
+    if (k.onesweep)
+      FORWARD_IF_ERROR(run_onesweep(ctx, job, &k, table, digit_bases, passes[i], i == 0,
+                                    i == m - 1, kin, K[i % 2], vin, V[i % 2]));
+    else
+      FORWARD_IF_ERROR(run_pass(ctx, job, &k, c, wide, table, pass_tables, passes[i], i == 0,
+                                i == m - 1, kin, K[i % 2], vin, V[i % 2]));
+  }
+  /* An odd number of passes over a source that is also the destination
+   * ends in scratch: copy back. */
+  if (m % 2 == 1 && job->keys_out)
+    FORWARD_IF_ERROR(CL_CHECK(
+        clEnqueueCopyBuffer(ctx->queue, K[0], job->keys_out, 0, 0, n * key_size, 0, NULL, NULL)));
+  if (m % 2 == 1 && job->value_size && !job->make_index)
+    FORWARD_IF_ERROR(CL_CHECK(clEnqueueCopyBuffer(ctx->queue, V[0], job->vals_out, 0, 0,
+                                                  n * job->value_size, 0, NULL, NULL)));
+  return CLSORT_SUCCESS;
+}

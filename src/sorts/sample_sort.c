@@ -1,0 +1,458 @@
+/* sample_sort.c: the sample sort (Fine Sample Sort, seed 004). Each level
+ * splits every bucket larger than the small sort's tile into up to k
+ * buckets around splitters drawn from a random sample, plus an equality
+ * bucket per splitter; buckets that fit a tile are finished together by
+ * the segmented bitonic sort. All large buckets of a level go through the
+ * same launches; the host reads their bucket sizes back once per level
+ * and plans the next level from them. */
+#include "primitives/primitives.h"
+#include "sorts/sorts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sample_files[] = {"common/common.cl", "common/wg_scan.cl@u32",
+                                           "sorts/keys.cl", "sorts/sample.cl", NULL};
+static const clsort__program_spec sample_spec = {"sample", sample_files};
+
+#define P_WORDS 8          /* ulongs per parent record (sample.cl's P_*) */
+#define DEFAULT_K 128      /* buckets per split: the thesis' choice */
+/* GPUs take 256: fewer keys reach a third level. H100, 2^26 u32 keys
+ * (CLSORT_SAMPLE=K[:S]): 7.62 ms at 128, 6.38 at 256, 8.77 at 64; 128:4
+ * 6.90, 256:2 6.52. */
+#define GPU_K 256
+#define MAX_K 256          /* what sample.cl accepts */
+#define MAX_PARENTS 4096   /* parents per batch; larger levels run in batches */
+#define MAX_SEGMENTS 65536 /* finished buckets per small-sort launch */
+#define COPY_PIECE 65536   /* keys per group of the copy kernel */
+#define SEED 0x2545f4914f6cdd1dull
+
+typedef struct bucket {
+  size_t begin, end;
+} bucket;
+
+typedef struct sample_kernels {
+  cl_kernel gather, histogram, scatter, copy;
+} sample_kernels;
+
+/* Everything one sort needs, acquired before anything is written. */
+typedef struct plan {
+  const clsort__sort_job *job;
+  size_t key_size;
+  unsigned k;            /* most buckets per split (power of two) */
+  unsigned oversampling; /* 0: the thesis' rule, ceil(0.005 n^(1/3)) */
+  unsigned max_parents;  /* parents per batch */
+  size_t small_tile;     /* buckets up to this size go to the small sort */
+  size_t sample_tile;    /* the longest sample (keys-only tile) */
+  size_t dist_tile;      /* chunks are multiples of this */
+  size_t groups;         /* groups that fill the device */
+  bool wide;             /* 64-bit offsets */
+  size_t offset_size;
+  size_t pcap, ksum_cap, sample_cap, count_cap, table_cap, seg_cap, list_cap;
+  size_t aux_parents, aux_counts, aux_copy; /* offsets in ulongs into aux */
+  sample_kernels kern;
+  clsort__sort_job sample_job, small_job;
+  cl_mem out_k, out_v, tmp_k, tmp_v, table, samples, aux;
+  /* Host side. */
+  cl_ulong *parents, *sample_segs, *small, *small_sorted, *copies;
+  void *counts;
+  bucket *cur, *next;
+  size_t small_count, copy_count;
+} plan;
+
+/* CLSORT_SAMPLE=K[:S[:P]] overrides the buckets per split (a power of
+ * two, 2 to 256), the oversampling (S keys of the sample per splitter; 0
+ * keeps the thesis' rule) and the parents per batch (P >= 1; for tests).
+ * bench/ uses it to measure K and S. Malformed fields keep the defaults. */
+static void read_config(const clsort_context *ctx, unsigned *k, unsigned *s, unsigned *parents) {
+  *k = ctx->is_cpu ? DEFAULT_K : GPU_K;
+  *s = 0;
+  *parents = MAX_PARENTS;
+  unsigned f[3] = {0, 0, 0};
+  unsigned got = clsort__env_fields("CLSORT_SAMPLE", f, 3);
+  unsigned ek = f[0], es = f[1], ep = f[2];
+  if (got >= 1 && ek >= 2 && ek <= MAX_K && (ek & (ek - 1)) == 0) *k = ek;
+  if (got >= 2 && es <= 1u << 20) *s = es;
+  if (got >= 3 && ep >= 1 && ep <= MAX_PARENTS) *parents = ep;
+}
+
+static unsigned log2_floor(size_t x) {
+  unsigned r = 0;
+  while (x >>= 1) r++;
+  return r;
+}
+
+/* Buckets for a parent of `size` keys: enough that the buckets average an
+ * eighth to a sixteenth of a tile, so that few need another level; at
+ * most k. */
+static unsigned buckets_for(const plan *p, size_t size) {
+  size_t want = clsort__div_up(8 * size, p->small_tile), k = 2;
+  while (k < want && k < p->k) k *= 2;
+  return (unsigned)k;
+}
+
+/* Sample keys per splitter: ceil(0.005 size^(1/3)) (Fine Sample Sort), or
+ * the override; the whole sample must fit one keys-only tile. Deep levels
+ * mean the splits went badly: they sample as much as fits. */
+static unsigned oversampling_for(const plan *p, size_t size, unsigned k, unsigned level) {
+  size_t s = p->oversampling;
+  if (!s) /* the least s with (200 s)^3 >= size, without libm */
+    for (s = 1; s < 10000 && (200 * s) * (200 * s) * (200 * s) < size; s++) continue;
+  if (level >= 8) s = p->sample_tile;
+  s = clsort__min(clsort__max(s, 1), p->sample_tile / k);
+  return (unsigned)clsort__max(s, 1);
+}
+
+/* The program's SS_K sizes its local tables; k itself is a run-time
+ * argument, so every k up to the default shares one variant. */
+static unsigned compiled_k(const plan *p) { return p->k > DEFAULT_K ? p->k : DEFAULT_K; }
+
+static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items) {
+  const clsort__sort_job *job = p->job;
+  char options[256];
+  snprintf(options, sizeof options,
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DOFFSET_T=%s -DSS_K=%u "
+           "-DSS_ITEMS=%u",
+           p->key_size == 8 ? "ulong" : "uint", p->key_size * 8, job->value_size ? 1 : 0,
+           job->value_size == 8 ? "ulong" : "uint", p->wide ? "ulong" : "uint", compiled_k(p),
+           items);
+  sample_kernels *k = &p->kern;
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_gather", &k->gather));
+  FORWARD_IF_ERROR(
+      clsort__get_kernel(ctx, &sample_spec, options, "sample_histogram", &k->histogram));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_scatter", &k->scatter));
+  return clsort__get_kernel(ctx, &sample_spec, options, "sample_copy", &k->copy);
+}
+
+/* Keys per work-item of a scatter tile: the tile, its 2-byte buckets and
+ * positions, and the bucket tables must fit the local memory. */
+static unsigned scatter_items(const clsort_context *ctx, const plan *p) {
+  size_t wg = ctx->tuning.wg_size;
+  if (wg == 1) return 4;
+  unsigned items = p->key_size == 8 ? 8 : 16;
+  size_t per_key = p->key_size + 2 + (p->job->value_size ? 2 : 0);
+  size_t k = compiled_k(p);
+  size_t fixed = (2 * k - 1) * (12 + p->offset_size) + 2 * k * p->key_size + wg * 4 + 1024;
+  while (items > 16 / p->key_size && fixed + wg * items * per_key > ctx->local_mem) items /= 2;
+  return items;
+}
+
+/* The capacities of one batch, and every buffer, sized from n so that no
+ * allocation happens once the caller's buffers are being written. */
+static clsort_status prepare(clsort_context *ctx, plan *p) {
+  const clsort__sort_job *job = p->job;
+  size_t n = job->n, wg = ctx->tuning.wg_size;
+  p->wide = n > UINT32_MAX;
+  p->offset_size = p->wide ? 8 : 4;
+  unsigned items = scatter_items(ctx, p);
+  p->dist_tile = wg == 1 ? 256 : wg * items;
+  p->groups = clsort__max(1, (size_t)ctx->compute_units * ctx->tuning.groups_per_cu);
+  FORWARD_IF_ERROR(get_kernels(ctx, p, items));
+
+  /* Every parent is longer than a tile; each has at most 16 size / tile +
+   * 2 buckets, so a batch's k sum stays below ksum_cap. */
+  size_t most_parents = n / (p->small_tile + 1) + 1;
+  p->pcap = clsort__min(p->max_parents, most_parents);
+  p->ksum_cap = clsort__min(p->pcap * p->k, 16 * (n / p->small_tile) + 2 * p->pcap + p->k);
+  unsigned s_max = oversampling_for(p, n, p->k, 0);
+  p->sample_cap =
+      clsort__max(p->sample_tile, clsort__min(p->ksum_cap * s_max, p->pcap * p->sample_tile));
+  p->count_cap = 2 * p->ksum_cap;
+  /* A parent's chunks number at most size / chunk + 2, and chunk >= the
+   * batch's keys / groups. */
+  p->table_cap = (2 * (size_t)p->k - 1) * p->groups + 4 * p->ksum_cap;
+  p->seg_cap = clsort__max(p->pcap, clsort__min(MAX_SEGMENTS, 32 * (n / p->small_tile) + 64));
+  p->list_cap = most_parents;
+
+  p->aux_parents = 2 * p->seg_cap;
+  p->aux_counts = p->aux_parents + P_WORDS * p->pcap;
+  p->aux_copy = p->aux_counts + clsort__div_up(p->count_cap * p->offset_size, 8);
+  size_t aux_words = p->aux_copy + 2 * p->seg_cap;
+
+  cl_kernel unused;
+  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &p->sample_job, BITONIC_SORT_SEGMENTS, &unused));
+  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &p->small_job, BITONIC_SORT_SEGMENTS, &unused));
+  FORWARD_IF_ERROR(clsort__scan_prepare(ctx, p->wide ? CLSORT_U64 : CLSORT_U32, p->table_cap));
+  size_t key_bytes = n * p->key_size;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, key_bytes, &p->tmp_k));
+  if (!job->keys_out) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, key_bytes, &p->out_k));
+  if (job->value_size)
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, n * job->value_size, &p->tmp_v));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX1, p->table_cap * p->offset_size, &p->table));
+  FORWARD_IF_ERROR(
+      clsort__scratch(ctx, SLOT_SORT_AUX2, p->sample_cap * p->key_size, &p->samples));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX3, aux_words * 8, &p->aux));
+
+  size_t host_bytes = (P_WORDS + 2) * p->pcap * 8 + p->count_cap * p->offset_size +
+                      6 * p->seg_cap * 8 + 2 * p->list_cap * sizeof(bucket);
+  unsigned char *h = clsort__malloc(ctx, host_bytes);
+  RETURN_IF(!h, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the sample sort's worklists");
+  p->parents = (cl_ulong *)(void *)h;
+  p->sample_segs = p->parents + P_WORDS * p->pcap;
+  p->small = p->sample_segs + 2 * p->pcap;
+  p->small_sorted = p->small + 2 * p->seg_cap;
+  p->copies = p->small_sorted + 2 * p->seg_cap;
+  p->cur = (bucket *)(void *)(p->copies + 2 * p->seg_cap);
+  p->next = p->cur + p->list_cap;
+  p->counts = p->next + p->list_cap;
+  return CLSORT_SUCCESS;
+}
+
+/* Copies the finished buckets listed in p->copies from scratch to the
+ * output. */
+static clsort_status flush_copies(clsort_context *ctx, plan *p) {
+  if (p->copy_count == 0) return CLSORT_SUCCESS;
+  const clsort__sort_job *job = p->job;
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_TRUE, p->aux_copy * 8,
+                                                 p->copy_count * 16, p->copies, 0, NULL, NULL)));
+  cl_ulong off = p->aux_copy;
+  cl_mem tv = job->value_size ? p->tmp_v : p->tmp_k, ov = job->value_size ? p->out_v : p->out_k;
+  clsort__arg args[] = {ARG(p->tmp_k), ARG(p->out_k), ARG(tv), ARG(ov), ARG(p->aux), ARG(off)};
+  size_t wg = ctx->tuning.wg_size;
+  FORWARD_IF_ERROR(
+      clsort__launch(ctx, p->kern.copy, p->copy_count * wg, wg, 6, args, 0, NULL, NULL));
+  p->copy_count = 0;
+  return CLSORT_SUCCESS;
+}
+
+/* Sorts the finished-by-size buckets of p->small in one launch, the
+ * largest first so that the longest groups start early. Their keys must
+ * be in the output: copies go first. */
+static clsort_status flush_small(clsort_context *ctx, plan *p) {
+  FORWARD_IF_ERROR(flush_copies(ctx, p));
+  if (p->small_count == 0) return CLSORT_SUCCESS;
+  /* A counting sort by size class (log2), descending. */
+  size_t start[65] = {0};
+  for (size_t i = 0; i < p->small_count; i++)
+    start[63 - log2_floor(p->small[2 * i + 1] - p->small[2 * i]) + 1]++;
+  for (int c = 1; c < 65; c++) start[c] += start[c - 1];
+  for (size_t i = 0; i < p->small_count; i++) {
+    size_t at = start[63 - log2_floor(p->small[2 * i + 1] - p->small[2 * i])]++;
+    p->small_sorted[2 * at] = p->small[2 * i];
+    p->small_sorted[2 * at + 1] = p->small[2 * i + 1];
+  }
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_TRUE, 0,
+                                                 p->small_count * 16, p->small_sorted, 0, NULL,
+                                                 NULL)));
+  FORWARD_IF_ERROR(clsort__sort_segments(ctx, &p->small_job, p->aux, p->small_count));
+  p->small_count = 0;
+  return CLSORT_SUCCESS;
+}
+
+/* A finished bucket [begin, end) that the level wrote to scratch: it
+ * moves to the output, in pieces that one group copies quickly. */
+static clsort_status add_copy(clsort_context *ctx, plan *p, size_t begin, size_t end) {
+  while (begin < end) {
+    if (p->copy_count == p->seg_cap) FORWARD_IF_ERROR(flush_copies(ctx, p));
+    size_t piece = clsort__min(end - begin, COPY_PIECE);
+    p->copies[2 * p->copy_count] = begin;
+    p->copies[2 * p->copy_count + 1] = begin + piece;
+    p->copy_count++;
+    begin += piece;
+  }
+  return CLSORT_SUCCESS;
+}
+
+static clsort_status add_small(clsort_context *ctx, plan *p, size_t begin, size_t end) {
+  if (p->small_count == p->seg_cap) FORWARD_IF_ERROR(flush_small(ctx, p));
+  p->small[2 * p->small_count] = begin;
+  p->small[2 * p->small_count + 1] = end;
+  p->small_count++;
+  return CLSORT_SUCCESS;
+}
+
+/* The buffers a level reads and writes. */
+typedef struct level_io {
+  cl_mem src_k, src_v, dst_k, dst_v;
+  bool dst_is_tmp; /* finished buckets must still be copied to the output */
+  bool make_index; /* the first level generates argsort's indices */
+  unsigned level;
+} level_io;
+
+/* One batch of parents of a level: sample, sort the samples, count,
+ * scan, scatter, read the bucket sizes back, and sort the children into
+ * finished, small and large (appended to p->next). */
+static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *parents, size_t count,
+                               const level_io *io, size_t *next_count) {
+  const clsort__sort_job *job = p->job;
+  size_t total = 0;
+  for (size_t i = 0; i < count; i++) total += parents[i].end - parents[i].begin;
+  /* The chunk geometry over the batch: enough chunks to fill the device. */
+  size_t per_group = clsort__div_up(total, p->groups);
+  size_t chunk = clsort__max(p->dist_tile, clsort__div_up(per_group, p->dist_tile) * p->dist_tile);
+  size_t vec = 16 / p->key_size, sample = 0, first = 0, table = 0, prefix = 0, counts = 0;
+  for (size_t i = 0; i < count; i++) {
+    size_t begin = parents[i].begin, end = parents[i].end, size = end - begin;
+    unsigned k = buckets_for(p, size), s = oversampling_for(p, size, k, io->level);
+    size_t a = begin / vec * vec, chunks = clsort__div_up(end - a, chunk), nb = 2 * (size_t)k - 1;
+    cl_ulong *r = p->parents + P_WORDS * i;
+    r[0] = begin;
+    r[1] = end;
+    r[2] = sample;
+    r[3] = (cl_ulong)s | ((cl_ulong)log2_floor(k) << 32);
+    r[4] = first;
+    r[5] = table;
+    r[6] = prefix;
+    r[7] = counts;
+    p->sample_segs[2 * i] = sample;
+    p->sample_segs[2 * i + 1] = sample + (size_t)k * s;
+    sample += (size_t)k * s;
+    first += chunks;
+    table += nb * chunks;
+    prefix += size;
+    counts += nb;
+  }
+  /* The writes complete before the blocking read below returns; the host
+   * arrays stay untouched until then. */
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_FALSE, 0, count * 16,
+                                                 p->sample_segs, 0, NULL, NULL)));
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_FALSE, p->aux_parents * 8,
+                                                 count * P_WORDS * 8, p->parents, 0, NULL, NULL)));
+  size_t wg = ctx->tuning.wg_size;
+  cl_ulong parents_off = p->aux_parents, counts_off = p->aux_counts, chunk64 = chunk;
+  cl_ulong seed = SEED ^ ((cl_ulong)io->level * 0x9e3779b97f4a7c15ull);
+  cl_uint num = (cl_uint)count;
+  int kind = clsort__key_kind(job->type), desc = job->descending, make_index = io->make_index;
+
+  clsort__arg gather[] = {ARG(io->src_k), ARG(p->aux), ARG(parents_off), ARG(p->samples),
+                          ARG(seed)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, p->kern.gather, count * wg, wg, 5, gather, 0, NULL, NULL));
+  p->sample_job.n = sample;
+  FORWARD_IF_ERROR(clsort__sort_segments(ctx, &p->sample_job, p->aux, count));
+  clsort__arg hist[] = {ARG(io->src_k),   ARG(p->aux),  ARG(parents_off),
+                        ARG(num),         ARG(p->samples), ARG(chunk64),
+                        ARG(kind),        ARG(desc),    ARG(p->table)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, p->kern.histogram, first * wg, wg, 9, hist, 0, NULL, NULL));
+  FORWARD_IF_ERROR(clsort__scan(ctx, p->wide ? CLSORT_U64 : CLSORT_U32, CLSORT_SCAN_EXCLUSIVE,
+                                p->table, p->table, table));
+  /* Keys-only programs ignore the value buffers; any valid buffer will do. */
+  cl_mem sv = io->src_v ? io->src_v : io->src_k, dv = io->dst_v ? io->dst_v : io->dst_k;
+  clsort__arg scatter[] = {ARG(io->src_k),   ARG(io->dst_k), ARG(sv),         ARG(dv),
+                           ARG(p->aux),      ARG(parents_off), ARG(num),      ARG(counts_off),
+                           ARG(p->samples),  ARG(chunk64),   ARG(kind),       ARG(desc),
+                           ARG(p->table),    ARG(make_index)};
+  FORWARD_IF_ERROR(
+      clsort__launch(ctx, p->kern.scatter, first * wg, wg, 14, scatter, 0, NULL, NULL));
+  /* The level's one round trip: the bucket sizes of every parent. */
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(ctx->queue, p->aux, CL_TRUE, p->aux_counts * 8,
+                                                counts * p->offset_size, p->counts, 0, NULL,
+                                                NULL)));
+
+  counts = 0;
+  for (size_t i = 0; i < count; i++) {
+    size_t at = parents[i].begin, nb = 2 * (size_t)buckets_for(p, parents[i].end - at) - 1;
+    for (size_t b = 0; b < nb; b++, counts++) {
+      size_t size = p->wide ? (size_t)((const cl_ulong *)p->counts)[counts]
+                            : (size_t)((const cl_uint *)p->counts)[counts];
+      size_t begin = at;
+      at += size;
+      if (size == 0) continue;
+      if (b % 2 == 1 || size == 1) {
+        /* All keys equal: sorted. */
+        if (io->dst_is_tmp) FORWARD_IF_ERROR(add_copy(ctx, p, begin, at));
+      } else if (size <= p->small_tile) {
+        if (io->dst_is_tmp) FORWARD_IF_ERROR(add_copy(ctx, p, begin, at));
+        FORWARD_IF_ERROR(add_small(ctx, p, begin, at));
+      } else {
+        p->next[(*next_count)++] = (bucket){begin, at};
+      }
+    }
+    RETURN_IF(at != parents[i].end, CLSORT_ERROR_OPENCL,
+              "sample sort: the bucket sizes of [%zu, %zu) add up to %zu keys",
+              parents[i].begin, parents[i].end, at - parents[i].begin);
+  }
+  return CLSORT_SUCCESS;
+}
+
+/* Whether a parent joins the batch without passing a capacity. */
+static bool fits(const plan *p, size_t parents, size_t ksum, size_t samples, const bucket *b,
+                 unsigned level) {
+  size_t size = b->end - b->begin;
+  unsigned k = buckets_for(p, size);
+  size_t s = oversampling_for(p, size, k, level);
+  return parents + 1 <= p->pcap && ksum + k <= p->ksum_cap && samples + k * s <= p->sample_cap;
+}
+
+static clsort_status run_levels(clsort_context *ctx, plan *p) {
+  const clsort__sort_job *job = p->job;
+  /* Level L reads src and writes everything to dst; buckets that are
+   * finished stay where they were written. The output must never be both
+   * read and written by one level, so levels alternate between writing
+   * the output and writing scratch, starting with scratch when the input
+   * is the output. */
+  bool in_place = job->keys_out == job->keys_in ||
+                  (job->value_size && !job->make_index && job->vals_out == job->vals_in);
+  level_io io = {job->keys_in, job->make_index ? NULL : job->vals_in, NULL, NULL,
+                 false, job->make_index, 0};
+  bool write_tmp = in_place;
+  size_t cur_count = 1;
+  p->cur[0] = (bucket){0, job->n};
+  while (cur_count > 0) {
+    io.dst_k = write_tmp ? p->tmp_k : p->out_k;
+    io.dst_v = job->value_size ? (write_tmp ? p->tmp_v : p->out_v) : NULL;
+    io.dst_is_tmp = write_tmp;
+    size_t next_count = 0;
+    for (size_t i = 0; i < cur_count;) {
+      size_t count = 0, ksum = 0, samples = 0;
+      while (i + count < cur_count &&
+             fits(p, count, ksum, samples, &p->cur[i + count], io.level)) {
+        size_t size = p->cur[i + count].end - p->cur[i + count].begin;
+        unsigned k = buckets_for(p, size);
+        ksum += k;
+        samples += (size_t)k * oversampling_for(p, size, k, io.level);
+        count++;
+      }
+      FORWARD_IF_ERROR(run_batch(ctx, p, p->cur + i, count, &io, &next_count));
+      i += count;
+    }
+    bucket *t = p->cur;
+    p->cur = p->next;
+    p->next = t;
+    cur_count = next_count;
+    io.src_k = io.dst_k;
+    io.src_v = io.dst_v;
+    io.make_index = false;
+    io.level++;
+    write_tmp = !write_tmp;
+    clsort__debug("sample: level %u leaves %zu large buckets", io.level, cur_count);
+  }
+  return flush_small(ctx, p);
+}
+
+clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job) {
+  size_t n = job->n, key_size = clsort_type_size(job->type);
+  if (n == 0) return CLSORT_SUCCESS;
+  plan p;
+  memset(&p, 0, sizeof p);
+  p.job = job;
+  p.key_size = key_size;
+  read_config(ctx, &p.k, &p.oversampling, &p.max_parents);
+  p.small_tile = clsort__bitonic_shape_for(ctx, key_size, job->value_size, false).tile;
+  p.sample_tile = clsort__bitonic_shape_for(ctx, key_size, 0, false).tile;
+  /* One tile: the bitonic sort alone, in one launch. */
+  if (n <= p.small_tile) return clsort__bitonic_sort(ctx, job);
+  while (p.k > p.sample_tile) p.k /= 2;
+
+  p.out_k = job->keys_out;
+  p.out_v = job->vals_out;
+  p.sample_job = *job;
+  p.sample_job.value_size = 0;
+  p.sample_job.make_index = false;
+  p.sample_job.stable = false;
+  p.small_job = *job;
+  p.small_job.make_index = false;
+  p.small_job.stable = false;
+  clsort_status st = prepare(ctx, &p);
+  if (st == CLSORT_SUCCESS) {
+    p.sample_job.keys_in = p.samples;
+    p.small_job.keys_in = p.out_k;
+    p.small_job.vals_in = p.out_v;
+    p.small_job.n = n;
+    st = run_levels(ctx, &p);
+  }
+  /* Writes of host arrays may still be queued after a failure. */
+  if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
+  free(p.parents);
+  return st;
+}

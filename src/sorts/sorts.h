@@ -1,0 +1,82 @@
+/* sorts.h: the sorts layer: what every sort algorithm implements, what
+ * api/sort.c hands them (device buffers already checked, the options
+ * resolved), and what the sorts share (the bitonic tile, the segmented
+ * small sort, the key kinds of keys.cl). Built on the primitives. */
+#ifndef CLSORT_SORTS_H
+#define CLSORT_SORTS_H
+
+#include "primitives/primitives.h"
+
+/* One sort on device buffers. keys_in is read; the sorted keys go to
+ * keys_out (which may be keys_in), or nowhere when keys_out is NULL
+ * (argsort). With values: vals_in travel with their keys to vals_out (may
+ * be vals_in); with make_index the values are the keys' input positions
+ * and vals_in is unused (argsort). value_size 0 means no values. */
+typedef struct clsort__sort_job {
+  clsort_type type;
+  size_t n;
+  unsigned begin_bit, end_bit; /* end_bit resolved: never 0 */
+  bool descending;
+  cl_mem keys_in, keys_out;
+  cl_mem vals_in, vals_out;
+  size_t value_size;
+  bool make_index;
+  bool stable; /* the segmented small sort: ties keep their input order */
+} clsort__sort_job;
+
+clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job);
+
+/* The comparison sorts built on the bitonic tile: sample sort (seed 004),
+ * merge sort (merge path; stable) and quicksort. Each in its own file. */
+clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job);
+clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job);
+clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *job);
+
+/* The bitonic sort (bitonic.c): in place on keys_out/vals_out after the
+ * first launch reads keys_in/vals_in. Not stable. */
+clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job);
+
+/* The bitonic launch shape for keys of key_size bytes with values of
+ * value_size bytes (0: none), stable or not: the tile kernels' work-group
+ * and elements per work-item, and the global steps fused per launch. */
+typedef struct clsort__bitonic_shape {
+  unsigned wg, log_items, log_global, global_wg;
+  size_t tile; /* wg << log_items: the largest segment of the small sort */
+} clsort__bitonic_shape;
+clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_t key_size,
+                                                size_t value_size, bool stable);
+
+/* One kernel of the bitonic program for the job's key type and values. */
+typedef enum clsort__bitonic_kernel_id {
+  BITONIC_SORT_TILES,
+  BITONIC_MERGE_TILES,
+  BITONIC_GLOBAL,
+  BITONIC_SORT_SEGMENTS
+} clsort__bitonic_kernel_id;
+clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job *job,
+                                     clsort__bitonic_kernel_id which, cl_kernel *out);
+
+/* 0 unsigned, 1 signed, 2 float: how keys.cl maps a key to bits. */
+static inline int clsort__key_kind(clsort_type type) {
+  switch (type) {
+    case CLSORT_I32:
+    case CLSORT_I64:
+      return 1;
+    case CLSORT_F32:
+    case CLSORT_F64:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+/* The segmented small sort (segmented_sort.c): sorts, in one launch and
+ * in place in job->keys_in (and job->vals_in), the `count` segments whose
+ * [begin, end) pairs `segments` holds as cl_ulongs. Each segment is at
+ * most clsort__bitonic_shape_for(...).tile long; segments do not overlap.
+ * job->n is the buffers' length; with job->stable, equal keys keep their
+ * order (at half the tile for 4-byte keys). */
+clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job *job,
+                                    cl_mem segments, size_t count);
+
+#endif

@@ -1,0 +1,597 @@
+/* test_sort.c: clsort_sort, clsort_sort_pairs, clsort_argsort and
+ * clsort_sort_buffer (AUTO and RADIX) against a stable C reference: every
+ * key type and direction, keys / pairs / argsort with 4- and 8-byte
+ * payloads, ten key distributions, tile-edge sizes, special values, bit
+ * ranges, and the multi-work-item tile path that GPUs run. */
+#define _POSIX_C_SOURCE 200809L
+#include "sort_check.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+/* Private (runtime/runtime.h), reached through the internal dependency: the -D
+ * flags of the context's launch shape, to confirm that CLSORT_TUNING took. */
+const char *clsort__common_options(const clsort_context *ctx);
+
+/* GPU-style shapes on PoCL (CLSORT_TUNING=WG:ITEMS:GROUPS_PER_CU): the
+ * radix tile is ranked across the group's work-items in local memory,
+ * unlike the CPU default of one work-item with a 256-key run. 16 x 8-key
+ * tiles of 128 keys; and the default shape of GPUs other than NVIDIA's,
+ * 256 x 16-key tiles of 4096 keys. */
+#define TILED_TUNING "16:16:2"
+#define WIDE_TUNING "256:8:1"
+
+/* ------------------------------------------------------------ the matrix */
+/* _i = type * D_COUNT + distribution: both directions, all five modes, at
+ * 1000, 65537 and a random size; one direction and three modes at
+ * 1000003. Directions alternate between RADIX and AUTO with STABLE, so
+ * that every output has one right answer. */
+T_TEST(sort_matrix) {
+  clsort_type t = t_all_types[_i / D_COUNT];
+  int dist = _i % D_COUNT;
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_matrix");
+  r.s[0] ^= (uint64_t)_i;
+  size_t sizes[3] = {1000, 65537, t_rng_size(&r, 2, 300000)};
+  for (int s = 0; s < 3; s++)
+    for (int desc = 0; desc < 2; desc++) {
+      bool radix = (dist + desc) % 2 == 1;
+      clsort_options o = {radix ? CLSORT_RADIX : CLSORT_AUTO,
+                          (desc ? CLSORT_DESCENDING : 0u) | (radix ? 0u : CLSORT_STABLE), 0u, 0u};
+      t_check_dist(&r, t, dist, sizes[s], &o, MODES_ALL);
+    }
+  clsort_options o = {CLSORT_RADIX, (_i / D_COUNT + dist) % 2 ? CLSORT_DESCENDING : 0u, 0u, 0u};
+  t_check_dist(&r, t, dist, 1000003, &o, (1u << M_KEYS) | (1u << M_PAIRS4) | (1u << M_ARG8));
+}
+
+/* Sizes at the edges: tiny, around the radix tile of the CPU shape (256)
+ * and of the tiled shape (128), around powers of two, primes. */
+static const size_t edge_sizes[] = {
+    0,     1,      2,      3,      4,      5,      7,      8,      9,      15,     16,
+    17,    127,    128,    129,    255,    256,    257,    511,    513,    1023,   1024,
+    1025,  2047,   2049,   4095,   4096,   4097,   8191,   8193,   16383,  16385,  32767,
+    32769, 65521,  65535,  65536,  65537,  131071, 131073, 262143, 262145, 524287, 1000003,
+    1048575, 1048577};
+#define NEDGE (sizeof edge_sizes / sizeof edge_sizes[0])
+
+/* _i = type: uniform data at every edge size, all modes; both directions
+ * up to 70000, one above. The options rotate through AUTO (unstable:
+ * payloads checked as a permutation), AUTO|STABLE and RADIX. */
+T_TEST(sort_edge_sizes) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_edge_sizes");
+  r.s[0] ^= (uint64_t)_i;
+  for (size_t s = 0; s < NEDGE; s++) {
+    size_t n = edge_sizes[s];
+    for (int desc = 0; desc < 2; desc++) {
+      if (n > 70000 && desc != (int)(s % 2)) continue;
+      static const clsort_options base[3] = {{CLSORT_AUTO, 0u, 0u, 0u},
+                                             {CLSORT_AUTO, CLSORT_STABLE, 0u, 0u},
+                                             {CLSORT_RADIX, 0u, 0u, 0u}};
+      clsort_options o = base[(s + (size_t)desc) % 3];
+      if (desc) o.flags |= CLSORT_DESCENDING;
+      t_check_dist(&r, t, D_UNIFORM, n, &o, MODES_ALL);
+    }
+  }
+}
+
+/* ------------------------------------------------------- special values */
+static clsort_options specials_options(size_t s, bool desc) {
+  clsort_options o = {s == 1 ? CLSORT_AUTO : CLSORT_RADIX,
+                      (desc ? CLSORT_DESCENDING : 0u) | (s == 1 ? CLSORT_STABLE : 0u), 0u, 0u};
+  return o;
+}
+
+/* _i = type: INT_MIN/INT_MAX, signed zeros, infinities, NaNs of both signs
+ * and several payloads, denormals. The list once each (shuffled), then
+ * many draws from it, both directions, all modes. */
+T_TEST(sort_special_values) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  size_t count, es = clsort_type_size(t);
+  const uint64_t *list = t_special_list(t, &count);
+  unsigned char *lk = t_alloc(count * es);
+  for (size_t k = 0; k < count; k++) t_put_bits(t, lk, k, list[k]);
+  t_label("%s: the hand-written order agrees with the reference's order keys",
+          clsort_type_name(t));
+  for (size_t k = 1; k < count; k++)
+    ASSERT_GT_U64(t_order_key(t, lk, k), t_order_key(t, lk, k - 1));
+
+  t_rng r;
+  t_rng_init(&r, "sort_special_values");
+  r.s[0] ^= (uint64_t)_i;
+  const size_t sizes[] = {count, 2001, 70001};
+  t_check_specials_sweep(&r, t, sizes, sizeof sizes / sizeof sizes[0], specials_options,
+                         "specials");
+}
+
+/* -------------------------------------------------------------- stability */
+/* Few distinct keys (2, 3 or 16): the payloads' whole order is decided by
+ * stability, in both directions. _i = type. */
+T_TEST(sort_stability) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_stability");
+  r.s[0] ^= (uint64_t)_i;
+  static const size_t sizes[] = {100, 4099, 70001, 300007};
+  size_t es = clsort_type_size(t);
+  for (size_t s = 0; s < 4; s++) {
+    size_t n = sizes[s];
+    /* Multi-item groups run as loops on a CPU: keep the tiled shapes cheap. */
+    if (n > 100000 && getenv("CLSORT_TUNING")) continue;
+    unsigned char *keys = t_alloc(n * es);
+    for (int variant = 0; variant < 3; variant++) {
+      if (variant == 2) {
+        t_gen_keys(&r, t, D_FEW, keys, n);
+      } else {
+        /* Two or three values, the largest and smallest among them. */
+        uint64_t v[3] = {t_from_order(t, 0), t_from_order(t, es == 4 ? 0xFFFFFFFFu : UINT64_MAX),
+                         t_rng_next(&r)};
+        for (size_t i = 0; i < n; i++)
+          t_put_bits(t, keys, i, v[t_rng_below(&r, 2u + (unsigned)variant)]);
+      }
+      for (int desc = 0; desc < 2; desc++) {
+        clsort_options o = {variant == 1 ? CLSORT_AUTO : CLSORT_RADIX,
+                            (desc ? CLSORT_DESCENDING : 0u) | (variant == 1 ? CLSORT_STABLE : 0u),
+                            0u, 0u};
+        t_check_input(t, keys, n, &o, MODES_PAYLOAD, variant == 2 ? "16 values" : "2-3 values");
+      }
+    }
+    t_release_now(keys);
+  }
+}
+
+/* ------------------------------------------------------------ bit ranges */
+/* Only bits [begin, end) of the order key count; the stable sort keeps
+ * keys equal in those bits in input order, so keys and payloads have one
+ * answer. Narrow ranges, ranges not on digit boundaries, ranges whose
+ * passes all see one digit. */
+static const struct {
+  clsort_type t;
+  unsigned begin, end;
+} bit_ranges[] = {
+    {CLSORT_U32, 0, 4},   {CLSORT_U32, 4, 12},  {CLSORT_U32, 8, 32},  {CLSORT_U32, 8, 16},
+    {CLSORT_U32, 28, 32}, {CLSORT_U32, 0, 1},   {CLSORT_U32, 31, 32}, {CLSORT_U32, 3, 30},
+    {CLSORT_U32, 0, 32},  {CLSORT_U32, 16, 0},  {CLSORT_I32, 0, 31},  {CLSORT_I32, 31, 0},
+    {CLSORT_I32, 0, 8},   {CLSORT_F32, 23, 32}, {CLSORT_F32, 31, 32}, {CLSORT_F32, 0, 23},
+    {CLSORT_U64, 32, 64}, {CLSORT_U64, 0, 1},   {CLSORT_U64, 13, 47}, {CLSORT_U64, 0, 64},
+    {CLSORT_U64, 60, 64}, {CLSORT_U64, 0, 32},  {CLSORT_U64, 5, 61},  {CLSORT_I64, 56, 0},
+    {CLSORT_I64, 0, 63},  {CLSORT_I64, 63, 64}, {CLSORT_F64, 52, 0},  {CLSORT_F64, 63, 64},
+    {CLSORT_F64, 0, 52},  {CLSORT_U32, 0, 11},  {CLSORT_U32, 0, 12},  {CLSORT_U32, 10, 32},
+    {CLSORT_U64, 0, 22},  {CLSORT_U64, 42, 64}, {CLSORT_U64, 11, 33},
+};
+#define NBIT_RANGES (sizeof bit_ranges / sizeof bit_ranges[0])
+
+/* Keys whose order-key bytes 1 and 2 (and, for 64 bits, 3 to 5) are
+ * constant: passes over those bits must be skipped, whatever the range. */
+static void gen_holey(t_rng *r, clsort_type t, void *p, size_t n) {
+  size_t es = clsort_type_size(t);
+  uint64_t keep = es == 4 ? 0xFF0000FFull : 0xFFFF0000000000FFull;
+  uint64_t fixed = es == 4 ? 0x00ABCD00ull : 0x0000ABCDEF12CD00ull;
+  for (size_t i = 0; i < n; i++)
+    t_put_bits(t, p, i, t_from_order(t, (t_rng_next(r) & keep) | fixed));
+}
+
+/* _i = range. */
+T_TEST(sort_bit_ranges) {
+  clsort_type t = bit_ranges[_i].t;
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_bit_ranges");
+  r.s[0] ^= (uint64_t)_i;
+  size_t es = clsort_type_size(t);
+  for (int data = 0; data < 2; data++) {
+    size_t n = data ? 5003 : 70001;
+    unsigned char *keys = t_alloc(n * es);
+    if (data)
+      gen_holey(&r, t, keys, n);
+    else
+      t_gen_keys(&r, t, D_UNIFORM, keys, n);
+    for (int desc = 0; desc < 2; desc++) {
+      clsort_options o = {desc ? CLSORT_RADIX : CLSORT_AUTO,
+                          desc ? CLSORT_DESCENDING : CLSORT_STABLE, bit_ranges[_i].begin,
+                          bit_ranges[_i].end};
+      t_check_input(t, keys, n, &o, MODES_ALL, data ? "middle bytes constant" : "uniform");
+    }
+    t_release_now(keys);
+  }
+}
+
+/* Inputs whose digits are constant in some passes, full key width: one
+ * digit varying (an odd pass count, which ends with a copy), two apart,
+ * all but one, none at all (no pass, yet argsort must write indices), and
+ * one key alone differing in a digit (first, last or anywhere), whose pass
+ * must not be skipped. The masks follow both digit widths the library
+ * uses: bytes (the tile path) and 11 bits (the CPU shape). _i = type. */
+T_TEST(sort_pass_skipping) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_pass_skipping");
+  r.s[0] ^= (uint64_t)_i;
+  size_t es = clsort_type_size(t);
+  unsigned bytes = (unsigned)es;
+  uint64_t all = es == 4 ? 0xFFFFFFFFull : UINT64_MAX;
+  /* Masks over the order key's bytes: which ones vary. */
+  const uint64_t patterns[] = {0,
+                               0xFFull << 8 * (bytes - 1),
+                               0xFF,
+                               0xFFull | (0xFFull << 8 * (bytes - 1)),
+                               0xFF00,
+                               all & ~(0xFFull << 8),
+                               0xFF,
+                               0xFF,
+                               0,
+                               0x7FFull << 11,
+                               all & ~(0x7FFull << 11),
+                               all & ~((1ull << 22) - 1),
+                               0x7FFull | (0x7FFull << 22)};
+  static const char *const names[] = {
+      "no byte varies",        "top byte varies",       "low byte varies",
+      "low and top bytes vary", "byte 1 varies",         "all but byte 1 vary",
+      "one key differs in bit 17, first", "one key differs in bit 17, last",
+      "one key differs in bit 17, anywhere", "bits 11-21 vary", "all but bits 11-21 vary",
+      "bits 22 and up vary", "bits 0-10 and 22-32 vary"};
+  uint64_t base = t_rng_next(&r);
+  for (size_t k = 0; k < sizeof patterns / sizeof patterns[0]; k++) {
+    for (int s = 0; s < 2; s++) {
+      size_t n = s ? 70001 : 1000;
+      unsigned char *keys = t_alloc(n * es);
+      for (size_t i = 0; i < n; i++)
+        t_put_bits(t, keys, i,
+                   t_from_order(t, (base & ~patterns[k]) | (t_rng_next(&r) & patterns[k])));
+      if (k >= 6 && k <= 8) {
+        size_t j = k == 6 ? 0 : k == 7 ? n - 1 : (size_t)t_rng_below(&r, n);
+        t_put_bits(t, keys, j, t_from_order(t, t_order_key(t, keys, j) ^ (1ull << 17)));
+      }
+      for (int desc = 0; desc < 2; desc++) {
+        clsort_options o = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+        t_check_input(t, keys, n, &o, MODES_ALL, names[k]);
+      }
+      t_release_now(keys);
+    }
+  }
+}
+
+/* ---------------------------------------------------------- buffer form */
+static const clsort_options option_sets[4] = {
+    {CLSORT_AUTO, 0u, 0u, 0u},
+    {CLSORT_RADIX, CLSORT_DESCENDING, 0u, 0u},
+    {CLSORT_AUTO, CLSORT_STABLE, 0u, 0u},
+    {CLSORT_RADIX, CLSORT_STABLE | CLSORT_DESCENDING, 0u, 0u},
+};
+
+/* The buffer form sorts the caller's buffers in place, keys only and with
+ * 4- or 8-byte values, after a wait list, and returns an event that
+ * completes; bytes past n stay. _i = type. */
+T_TEST(sort_buffer_form) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_buffer_form");
+  r.s[0] ^= (uint64_t)_i;
+  static const size_t sizes[] = {1, 2, 33, 257, 4097, 100003};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (int k = 0; k < 4; k++) {
+      size_t n = sizes[s], vs = k % 2 ? 4 : 8;
+      const clsort_options *o = &option_sets[k];
+      bool with_values = (s + (size_t)k) % 2 == 1;
+      t_check_buffer_case(&r, t, n, k == 2 ? D_FEW : D_UNIFORM, o, vs, with_values, t_is_stable(o));
+    }
+}
+
+/* A sort whose input arrives through its wait list: the keys are written
+ * on a second queue, gated on a user event that a watchdog thread opens
+ * after a second, and the sort waits on that write's event. The header
+ * lets the call block until its first kernel has run (the digit histogram
+ * read); whether it returns before the gate opens or after, the sort must
+ * see the written keys, not the buffer's old ones, and its event must
+ * complete. */
+static void release_queue(void *q) { clReleaseCommandQueue(q); }
+T_TEST(sort_buffer_gated) {
+  clsort_type t = CLSORT_U32;
+  t_rng r;
+  t_rng_init(&r, "sort_buffer_gated");
+  size_t n = 20011, es = clsort_type_size(t), vs = 8;
+  unsigned char *keys = t_alloc(n * es), *old = t_alloc(n * es), *vals = t_alloc(n * vs);
+  t_gen_keys(&r, t, D_UNIFORM, keys, n);
+  t_gen_keys(&r, t, D_NARROW, old, n);
+  t_fill_pair_values(vals, vs, n);
+  cl_mem bk = t_buffer(n * es, old), bv = t_buffer(n * vs, vals);
+  const clsort_options o = {CLSORT_RADIX, CLSORT_DESCENDING, 0u, 0u};
+
+  cl_int err;
+  cl_context c = clsort_context_cl_context(T_CTX);
+  cl_command_queue q2 = clCreateCommandQueue(c, clsort_context_device(T_CTX), 0, &err);
+  ASSERT_CL(err);
+  t_defer(release_queue, q2);
+  cl_event gate = clCreateUserEvent(c, &err);
+  ASSERT_CL(err);
+  t_defer_event(gate);
+  cl_event written = NULL, done = NULL;
+  ASSERT_CL(clEnqueueWriteBuffer(q2, bk, CL_FALSE, 0, n * es, keys, 1, &gate, &written));
+  t_defer_event(written);
+  ASSERT_CL(clFlush(q2));
+  t_label("sort_buffer %s n=%zu %s after a write on another queue, gated on a user event",
+          clsort_type_name(t), n, t_opt_name(&o));
+  t_watchdog *w = t_watchdog_start(gate, 1.0);
+  clsort_status st = clsort_sort_buffer(T_CTX, t, bk, bv, vs, n, &o, 1, &written, &done);
+  bool opened = t_watchdog_stop(w);
+  if (done) t_defer_event(done);
+  ASSERT_OK(st);
+  ASSERT_NOT_NULL(done);
+  if (!opened) {
+    /* Returned with the gate shut: give a wrong implementation time to run
+     * ahead, then open it. */
+    nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+    cl_int exec = -1;
+    ASSERT_CL(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL));
+    if (exec == CL_COMPLETE) ck_abort_msg("%s: the sort completed before its wait list", t_where());
+    ASSERT_CL(clSetUserEventStatus(gate, CL_COMPLETE));
+  }
+  ASSERT_CL(clWaitForEvents(1, &done));
+  cl_int exec = -1;
+  ASSERT_CL(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL));
+  ASSERT_EQ_I64(exec, CL_COMPLETE);
+
+  size_t *perm = t_ref_permutation(t, keys, n, &o);
+  unsigned char *want = t_alloc(n * es);
+  t_gather(keys, perm, n, es, want);
+  unsigned char *got = t_read_buffer(bk, n * es), *gv = t_read_buffer(bv, n * vs);
+  ASSERT_EQ_ELEMS(got, want, n, es);
+  t_check_payload_exact(gv, vs, perm, n, false);
+}
+
+/* Sorts chained through events with no host wait between them: the keys
+ * are written, sorted ascending after the write's event, re-sorted
+ * descending (over a bit range) after the first sort's event, in the same
+ * buffers. Both events complete. _i = type. */
+T_TEST(sort_buffer_chained) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_buffer_chained");
+  r.s[0] ^= (uint64_t)_i;
+  size_t n = 20011, es = clsort_type_size(t), vs = 4;
+  unsigned bits = (unsigned)es * 8;
+  unsigned char *keys = t_alloc(n * es), *vals = t_alloc(n * vs);
+  t_gen_keys(&r, t, D_GAUSSIAN, keys, n);
+  t_fill_pair_values(vals, vs, n);
+  cl_mem bk = t_buffer(n * es, NULL), bv = t_buffer(n * vs, vals);
+  const clsort_options up = {CLSORT_RADIX, 0u, 0u, 0u},
+                       down = {CLSORT_AUTO, CLSORT_DESCENDING | CLSORT_STABLE, bits / 2, bits};
+  cl_command_queue q = clsort_context_queue(T_CTX);
+  cl_event written = NULL, first = NULL, second = NULL;
+  t_label("sort_buffer %s n=%zu: write, sort, sort again, chained by events",
+          clsort_type_name(t), n);
+  ASSERT_CL(clEnqueueWriteBuffer(q, bk, CL_FALSE, 0, n * es, keys, 0, NULL, &written));
+  t_defer_event(written);
+  ASSERT_OK(clsort_sort_buffer(T_CTX, t, bk, bv, vs, n, &up, 1, &written, &first));
+  ASSERT_NOT_NULL(first);
+  t_defer_event(first);
+  ASSERT_OK(clsort_sort_buffer(T_CTX, t, bk, bv, vs, n, &down, 1, &first, &second));
+  ASSERT_NOT_NULL(second);
+  t_defer_event(second);
+  ASSERT_CL(clWaitForEvents(1, &second));
+  cl_int exec = -1;
+  ASSERT_CL(clGetEventInfo(first, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL));
+  ASSERT_EQ_I64(exec, CL_COMPLETE);
+
+  /* The reference: sort stably ascending, then the sorted keys stably by
+   * the range, descending; compose the permutations. */
+  size_t *perm = t_ref_permutation(t, keys, n, &up);
+  unsigned char *want = t_alloc(n * es);
+  t_gather(keys, perm, n, es, want);
+  size_t *perm2 = t_ref_permutation(t, want, n, &down);
+  for (size_t i = 0; i < n; i++) perm2[i] = perm[perm2[i]];
+  t_gather(keys, perm2, n, es, want);
+  unsigned char *got = t_read_buffer(bk, n * es), *gv = t_read_buffer(bv, n * vs);
+  t_check_sorted(t, got, n, &down);
+  ASSERT_EQ_ELEMS(got, want, n, es);
+  t_check_payload_exact(gv, vs, perm2, n, false);
+}
+
+/* The scratch memory the header promises for the radix sort, each form on
+ * a fresh context (scratch only grows): keys only n keys, pairs n keys + n
+ * values, argsort 2n keys + n indices, plus digit tables of a few MB. The
+ * host forms also stage the caller's arrays (docs/ARCHITECTURE.md), and
+ * each scratch buffer is rounded up by an eighth so that later calls a
+ * little larger reuse it. */
+T_TEST(sort_scratch_memory) {
+  clsort_type t = _i ? CLSORT_U64 : CLSORT_U32;
+  size_t n = ((size_t)1 << 20) + 3, es = clsort_type_size(t), vs = 8 - 4 * (size_t)_i;
+  const size_t tables = (size_t)4 << 20;
+  t_rng r;
+  t_rng_init(&r, "sort_scratch_memory");
+  unsigned char *keys = t_alloc(n * es), *vals = t_alloc(n * 8);
+  t_gen_keys(&r, t, D_UNIFORM, keys, n);
+  for (int form = 0; form < 3; form++) {
+    clsort_context *c = NULL;
+    ASSERT_OK(t_context_create(&c));
+    t_own_context(c);
+    size_t bound;
+    if (form < 2) {
+      t_label("scratch of sort_buffer %s n=%zu%s", clsort_type_name(t), n,
+              form ? " with values" : "");
+      cl_mem bk = t_buffer_on(clsort_context_cl_context(c), n * es, keys);
+      cl_mem bv = form ? t_buffer_on(clsort_context_cl_context(c), n * vs, NULL) : NULL;
+      ASSERT_OK(clsort_sort_buffer(c, t, bk, bv, form ? vs : 0, n, NULL, 0, NULL, NULL));
+      ASSERT_CL(clFinish(clsort_context_queue(c)));
+      if (bv) t_release_now(bv);
+      t_release_now(bk);
+      bound = n * es + (form ? n * vs : 0);
+    } else {
+      t_label("scratch of argsort %s n=%zu, %zu-byte indices", clsort_type_name(t), n, vs);
+      ASSERT_OK(clsort_argsort(c, t, keys, vals, vs, n, NULL));
+      bound = 2 * n * es + n * vs + (n * es + n * vs);
+    }
+    ASSERT_LE_U64(clsort__scratch_bytes(c), bound + bound / 8 + tables);
+    t_release_now(c);
+  }
+}
+
+/* n == 0 and NULL arrays: success, nothing touched; the buffer form still
+ * gives an event, after its wait list. */
+T_TEST(sort_zero_length) {
+  for (int ti = 0; ti < 6; ti++) {
+    clsort_type t = t_all_types[ti];
+    if (t_skip_type(t)) continue;
+    t_label("%s n=0", clsort_type_name(t));
+    ASSERT_OK(clsort_sort(T_CTX, t, NULL, 0, NULL));
+    ASSERT_OK(clsort_sort_pairs(T_CTX, t, NULL, NULL, 4, 0, NULL));
+    ASSERT_OK(clsort_sort_pairs(T_CTX, t, NULL, NULL, 8, 0, &option_sets[1]));
+    ASSERT_OK(clsort_argsort(T_CTX, t, NULL, NULL, 4, 0, &option_sets[3]));
+    ASSERT_OK(clsort_argsort(T_CTX, t, NULL, NULL, 8, 0, NULL));
+    cl_event ev = NULL, ev2 = NULL;
+    ASSERT_OK(clsort_sort_buffer(T_CTX, t, NULL, NULL, 0, 0, NULL, 0, NULL, &ev));
+    ASSERT_NOT_NULL(ev);
+    t_defer_event(ev);
+    ASSERT_OK(clsort_sort_buffer(T_CTX, t, NULL, NULL, 0, 0, &option_sets[1], 1, &ev, &ev2));
+    ASSERT_NOT_NULL(ev2);
+    t_defer_event(ev2);
+    ASSERT_CL(clWaitForEvents(1, &ev2));
+  }
+}
+
+/* ------------------------------------------------------------ tile path */
+/* The fixtures of the tiled tests: a context made with CLSORT_TUNING set
+ * (it is read at creation), restored at teardown. */
+static void tiled_setup(void) { t_shape_setup(TILED_TUNING); }
+static void wide_setup(void) { t_shape_setup(WIDE_TUNING); }
+
+/* The override took: the shape's work-group size and items. */
+T_TEST(sort_tiled_shape) {
+  unsigned wg = 0, items = 0;
+  sscanf(t_shape, "%u:%u", &wg, &items);
+  char want_wg[32], want_items[32];
+  snprintf(want_wg, sizeof want_wg, "-DWG_SIZE=%u ", wg);
+  snprintf(want_items, sizeof want_items, "-DITEMS=%u ", items);
+  const char *opts = clsort__common_options(T_CTX);
+  t_label("CLSORT_TUNING=%s gives \"%s\"", t_shape, opts);
+  ASSERT_TRUE(strstr(opts, want_wg) != NULL);
+  ASSERT_TRUE(strstr(opts, want_items) != NULL);
+}
+
+/* _i = type: uniform data around the tiles (128 and 4096 keys) and their
+ * multiples, and every distribution at 1000 and 100003; both directions,
+ * all modes (three at 100003). */
+T_TEST(sort_tiled) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_tiled");
+  r.s[0] ^= (uint64_t)_i;
+  static const size_t sizes[] = {1,    2,    3,    17,   127,  128,   129,  255,
+                                 256,  257,  4095, 4096, 4097, 12289, 65537};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (int desc = 0; desc < 2; desc++) {
+      clsort_options o = {(s + (size_t)desc) % 2 ? CLSORT_RADIX : CLSORT_AUTO,
+                          (desc ? CLSORT_DESCENDING : 0u) | CLSORT_STABLE, 0u, 0u};
+      t_check_dist(&r, t, D_UNIFORM, sizes[s], &o, MODES_ALL);
+    }
+  for (int dist = 0; dist < D_COUNT; dist++)
+    for (int big = 0; big < 2; big++) {
+      clsort_options o = {CLSORT_RADIX, (dist + big) % 2 ? CLSORT_DESCENDING : 0u, 0u, 0u};
+      unsigned modes = big ? (1u << M_KEYS) | (1u << M_PAIRS8) | (1u << M_ARG4) : MODES_ALL;
+      t_check_dist(&r, t, dist, big ? 100003 : 1000, &o, modes);
+    }
+}
+
+/* ------------------------------------------------------------ slow tier */
+/* Sizes from 2^22: u32 in every mode, u64 keys and pairs, the other types
+ * in a mode or two, other distributions. _i = case. */
+static const struct {
+  clsort_type t;
+  int dist;
+  size_t n;
+  unsigned flags, modes;
+} large_cases[] = {
+    {CLSORT_U32, D_UNIFORM, (1u << 22) + 1, 0u, MODES_ALL},
+    {CLSORT_U32, D_UNIFORM, (1u << 22) + 1, CLSORT_DESCENDING, (1u << M_KEYS) | (1u << M_ARG8)},
+    {CLSORT_U64, D_UNIFORM, (1u << 22) + 1, 0u, (1u << M_KEYS) | (1u << M_PAIRS8)},
+    {CLSORT_U64, D_GAUSSIAN, 1u << 22, CLSORT_DESCENDING, 1u << M_KEYS},
+    {CLSORT_I32, D_FEW, 4194319 /* prime */, CLSORT_DESCENDING, (1u << M_PAIRS4)},
+    {CLSORT_F32, D_UNIFORM, 1u << 22, 0u, (1u << M_KEYS) | (1u << M_ARG4)},
+    {CLSORT_I64, D_STAGGERED, (1u << 22) - 1, 0u, (1u << M_KEYS)},
+    {CLSORT_F64, D_GAUSSIAN, (1u << 22) + 1, CLSORT_DESCENDING, (1u << M_PAIRS8)},
+    {CLSORT_U32, D_NARROW, (1u << 23) + 1, 0u, (1u << M_KEYS) | (1u << M_PAIRS4)},
+};
+#define NLARGE (sizeof large_cases / sizeof large_cases[0])
+
+T_TEST(sort_large) {
+  clsort_type t = large_cases[_i].t;
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_large");
+  r.s[0] ^= (uint64_t)_i;
+  clsort_options o = {CLSORT_RADIX, large_cases[_i].flags, 0u, 0u};
+  t_check_dist(&r, t, large_cases[_i].dist, large_cases[_i].n, &o, large_cases[_i].modes);
+}
+
+/* The tile path at 2^22 + 1: u32 in every mode with one context. */
+T_TEST(sort_tiled_large) {
+  t_rng r;
+  t_rng_init(&r, "sort_tiled_large");
+  clsort_options o = {CLSORT_RADIX, _i ? CLSORT_DESCENDING : 0u, 0u, 0u};
+  t_check_dist(&r, _i ? CLSORT_U64 : CLSORT_U32, D_UNIFORM, (1u << 22) + 1, &o,
+               _i ? (1u << M_KEYS) : MODES_ALL);
+}
+
+/* ------------------------------------------------------------------ main */
+/* Parts (argv[2], a comma-separated list) pick test cases, so that meson
+ * can run them in parallel; no part runs them all. */
+static void add(Suite *s, unsigned tiers) {
+  if (tiers & T_QUICK) {
+    if (t_part_selected("matrix")) {
+      TCase *tc = t_tcase(s, "matrix", true);
+      tcase_add_loop_test(tc, sort_matrix, 0, 6 * D_COUNT);
+    }
+    if (t_part_selected("edges")) {
+      TCase *tc = t_tcase(s, "edges", true);
+      tcase_add_loop_test(tc, sort_edge_sizes, 0, 6);
+      tcase_add_loop_test(tc, sort_special_values, 0, 6);
+      tcase_add_loop_test(tc, sort_stability, 0, 6);
+      tcase_add_loop_test(tc, sort_bit_ranges, 0, (int)NBIT_RANGES);
+      tcase_add_loop_test(tc, sort_pass_skipping, 0, 6);
+      tcase_add_loop_test(tc, sort_buffer_form, 0, 6);
+      tcase_add_loop_test(tc, sort_buffer_chained, 0, 6);
+      tcase_add_test(tc, sort_buffer_gated);
+      tcase_add_test(tc, sort_zero_length);
+      tcase_add_loop_test(tc, sort_scratch_memory, 0, 2);
+    }
+    if (t_part_selected("tiled")) {
+      TCase *tc = t_shape_tcase(s, "tiled", tiled_setup);
+      tcase_add_test(tc, sort_tiled_shape);
+      tcase_add_loop_test(tc, sort_tiled, 0, 6);
+      tcase_add_loop_test(tc, sort_special_values, 0, 6);
+      tcase_add_loop_test(tc, sort_stability, 0, 6);
+      tcase_add_loop_test(tc, sort_bit_ranges, 0, (int)NBIT_RANGES);
+      tcase_add_loop_test(tc, sort_pass_skipping, 0, 6);
+      tcase_add_loop_test(tc, sort_buffer_form, 0, 6);
+    }
+    if (t_part_selected("wide")) {
+      TCase *tc = t_shape_tcase(s, "wide", wide_setup);
+      tcase_add_test(tc, sort_tiled_shape);
+      tcase_add_loop_test(tc, sort_tiled, 0, 6);
+      tcase_add_loop_test(tc, sort_special_values, 0, 6);
+      tcase_add_loop_test(tc, sort_bit_ranges, 0, (int)NBIT_RANGES);
+      tcase_add_loop_test(tc, sort_pass_skipping, 0, 6);
+    }
+  }
+  if (tiers & T_SLOW) {
+    if (t_part_selected("matrix") || t_part_selected("edges")) {
+      TCase *tc = t_tcase(s, "large", true);
+      tcase_add_loop_test(tc, sort_large, 0, (int)NLARGE);
+    }
+    if (t_part_selected("tiled")) {
+      TCase *tc = t_shape_tcase(s, "tiled_large", tiled_setup);
+      tcase_add_loop_test(tc, sort_tiled_large, 0, 2);
+    }
+  }
+}
+
+int main(int argc, char **argv) { return t_main(argc, argv, "sort", add); }
