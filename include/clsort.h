@@ -171,8 +171,17 @@ typedef struct clsort_options {
 
 /* ---------------------------------------------------------------- context */
 /* One device, its command queue, the compiled-program cache and the scratch
- * memory. A context is used by one thread at a time; separate contexts may
- * be used concurrently from separate threads. */
+ * memory.
+ *
+ * Threads: contexts may be created from several threads at once, and
+ * separate contexts run concurrently from separate threads. Calls on one
+ * context from several threads are safe but serialised: each call holds
+ * the context until it returns, so they run one after another, never in
+ * parallel (give each thread its own context for that). Two contexts made
+ * with clsort_context_create_with_queue on one queue share it, and are
+ * only safe from one thread at a time. Releasing a context that another
+ * thread is using or will use is the caller's bug: the release waits for
+ * a call in flight, not for calls that start after it. */
 typedef struct clsort_context clsort_context;
 
 /* Creates a context on the device named by `device_spec`:
@@ -202,8 +211,8 @@ CLSORT_API clsort_status clsort_context_create_with_queue(clsort_context **ctx,
 CLSORT_API void clsort_context_release(clsort_context *ctx);
 
 /* Accessors; the returned handles and strings belong to the context and
- * stay valid until it is released. The handles are not retained for the
- * caller. Since 0.1. */
+ * stay valid until it is released (the build log: until the context's
+ * next call). The handles are not retained for the caller. Since 0.1. */
 CLSORT_API const char *clsort_context_device_name(const clsort_context *ctx);
 CLSORT_API cl_command_queue clsort_context_queue(const clsort_context *ctx);
 CLSORT_API cl_context clsort_context_cl_context(const clsort_context *ctx);
@@ -251,7 +260,8 @@ CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, c
  * back once (a few KB, blocking) to plan its passes, so the call returns
  * once that first kernel has run, which is after `wait_list` has completed;
  * the passes are still in flight. A caller that gates the sort on a user
- * event must complete that event from another thread, or before the call:
+ * event must complete that event from another thread (one that does not
+ * first call this context, which the sort holds), or before the call:
  * otherwise the call never returns. Returns
  * as clsort_sort, plus CLSORT_ERROR_INVALID_ARGUMENT when n exceeds a
  * buffer's CL_MEM_SIZE. Since 0.1. */

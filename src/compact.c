@@ -81,7 +81,6 @@ static clsort_status select_buffer(clsort_context *ctx, size_t element_size, boo
                                    cl_mem input, cl_mem flags, cl_mem output, size_t n,
                                    cl_mem count, cl_uint num_wait, const cl_event *wait_list,
                                    cl_event *event) {
-  clsort__clear_error();
   FORWARD_IF_ERROR(
       check_select(ctx, element_size, input, flags, output, n, count, num_wait, wait_list));
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
@@ -92,13 +91,13 @@ static clsort_status select_buffer(clsort_context *ctx, size_t element_size, boo
 clsort_status clsort_compact_buffer(clsort_context *ctx, size_t element_size, cl_mem input,
                                     cl_mem flags, cl_mem output, size_t n, cl_mem count,
                                     cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
-  return select_buffer(ctx, element_size, false, input, flags, output, n, count, num_wait,
-                       wait_list, event);
+  return LOCKED(ctx, select_buffer(ctx, element_size, false, input, flags, output, n, count,
+                                   num_wait, wait_list, event));
 }
 
 clsort_status clsort_split_buffer(clsort_context *ctx, size_t element_size, cl_mem input,
                                   cl_mem flags, cl_mem output, size_t n, cl_mem count,
                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
-  return select_buffer(ctx, element_size, true, input, flags, output, n, count, num_wait,
-                       wait_list, event);
+  return LOCKED(ctx, select_buffer(ctx, element_size, true, input, flags, output, n, count,
+                                   num_wait, wait_list, event));
 }

@@ -46,12 +46,11 @@ clsort_status clsort__check_bucket_args(clsort_context *ctx, size_t n, unsigned 
   return clsort__check_size(ctx, tiles * num_buckets, clsort_type_size(offset_type));
 }
 
-clsort_status clsort_bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets, size_t n,
+static clsort_status bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets, size_t n,
                                            unsigned num_buckets, size_t tile_size,
                                            clsort_type offset_type, cl_mem offsets,
                                            cl_uint num_wait, const cl_event *wait_list,
                                            cl_event *event) {
-  clsort__clear_error();
   FORWARD_IF_ERROR(clsort__check_bucket_args(ctx, n, num_buckets, tile_size, offset_type));
   FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
   if (n > 0) {
@@ -64,4 +63,13 @@ clsort_status clsort_bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets, 
   FORWARD_IF_ERROR(
       clsort__bucket_offsets(ctx, buckets, n, num_buckets, tile_size, offset_type, offsets));
   return clsort__marker(ctx, event);
+}
+
+clsort_status clsort_bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets, size_t n,
+                                           unsigned num_buckets, size_t tile_size,
+                                           clsort_type offset_type, cl_mem offsets,
+                                           cl_uint num_wait, const cl_event *wait_list,
+                                           cl_event *event) {
+  return LOCKED(ctx, bucket_offsets_buffer(ctx, buckets, n, num_buckets, tile_size, offset_type,
+                                           offsets, num_wait, wait_list, event));
 }

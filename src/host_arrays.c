@@ -22,9 +22,8 @@ static clsort_status finish(clsort_context *ctx, clsort_status st) {
   return st;
 }
 
-clsort_status clsort_scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
-                          const void *input, void *output, size_t n) {
-  clsort__clear_error();
+static clsort_status scan_host(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                               const void *input, void *output, size_t n) {
   FORWARD_IF_ERROR(clsort__check_context(ctx));
   FORWARD_IF_ERROR(clsort__check_type(ctx, type));
   RETURN_IF(kind != CLSORT_SCAN_EXCLUSIVE && kind != CLSORT_SCAN_INCLUSIVE,
@@ -40,9 +39,13 @@ clsort_status clsort_scan(clsort_context *ctx, clsort_type type, clsort_scan_kin
   return finish(ctx, st);
 }
 
-clsort_status clsort_reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
-                            const void *input, size_t n, void *result) {
-  clsort__clear_error();
+clsort_status clsort_scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                          const void *input, void *output, size_t n) {
+  return LOCKED(ctx, scan_host(ctx, type, kind, input, output, n));
+}
+
+static clsort_status reduce_host(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                                 const void *input, size_t n, void *result) {
   FORWARD_IF_ERROR(clsort__check_context(ctx));
   FORWARD_IF_ERROR(clsort__check_type(ctx, type));
   RETURN_IF(op != CLSORT_REDUCE_SUM && op != CLSORT_REDUCE_MIN && op != CLSORT_REDUCE_MAX,
@@ -59,10 +62,14 @@ clsort_status clsort_reduce(clsort_context *ctx, clsort_type type, clsort_reduce
   return finish(ctx, st);
 }
 
+clsort_status clsort_reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                            const void *input, size_t n, void *result) {
+  return LOCKED(ctx, reduce_host(ctx, type, op, input, n, result));
+}
+
 static clsort_status select_host(clsort_context *ctx, size_t element_size, bool split,
                                  const void *input, const unsigned char *flags, void *output,
                                  size_t n, size_t *count) {
-  clsort__clear_error();
   FORWARD_IF_ERROR(clsort__check_context(ctx));
   RETURN_IF(element_size != 1 && element_size != 2 && element_size != 4 && element_size != 8 &&
                 element_size != 16,
@@ -93,18 +100,17 @@ static clsort_status select_host(clsort_context *ctx, size_t element_size, bool 
 
 clsort_status clsort_compact(clsort_context *ctx, size_t element_size, const void *input,
                              const unsigned char *flags, void *output, size_t n, size_t *count) {
-  return select_host(ctx, element_size, false, input, flags, output, n, count);
+  return LOCKED(ctx, select_host(ctx, element_size, false, input, flags, output, n, count));
 }
 
 clsort_status clsort_split(clsort_context *ctx, size_t element_size, const void *input,
                            const unsigned char *flags, void *output, size_t n, size_t *count) {
-  return select_host(ctx, element_size, true, input, flags, output, n, count);
+  return LOCKED(ctx, select_host(ctx, element_size, true, input, flags, output, n, count));
 }
 
-clsort_status clsort_bucket_offsets(clsort_context *ctx, const unsigned *buckets, size_t n,
-                                    unsigned num_buckets, size_t tile_size,
-                                    clsort_type offset_type, void *offsets) {
-  clsort__clear_error();
+static clsort_status bucket_offsets_host(clsort_context *ctx, const unsigned *buckets, size_t n,
+                                         unsigned num_buckets, size_t tile_size,
+                                         clsort_type offset_type, void *offsets) {
   FORWARD_IF_ERROR(clsort__check_bucket_args(ctx, n, num_buckets, tile_size, offset_type));
   if (n == 0) return CLSORT_SUCCESS;
   RETURN_IF(!buckets || !offsets, CLSORT_ERROR_INVALID_ARGUMENT,
@@ -118,4 +124,11 @@ clsort_status clsort_bucket_offsets(clsort_context *ctx, const unsigned *buckets
     st = clsort__bucket_offsets(ctx, in, n, num_buckets, tile_size, offset_type, out);
   if (st == CLSORT_SUCCESS) st = download(ctx, out, offsets, table_bytes);
   return finish(ctx, st);
+}
+
+clsort_status clsort_bucket_offsets(clsort_context *ctx, const unsigned *buckets, size_t n,
+                                    unsigned num_buckets, size_t tile_size,
+                                    clsort_type offset_type, void *offsets) {
+  return LOCKED(ctx, bucket_offsets_host(ctx, buckets, n, num_buckets, tile_size, offset_type,
+                                         offsets));
 }

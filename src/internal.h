@@ -7,6 +7,7 @@
 #include "clsort.h"
 #include "testing.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -138,12 +139,27 @@ struct clsort_context {
   cl_mem scratch[SLOT_COUNT_];
   size_t scratch_size[SLOT_COUNT_];
 
+  /* Held for the whole of every public call on the context (LOCKED). */
+  pthread_mutex_t lock;
+
   /* Fault injection: allocations left before the next one fails (-1: off),
    * and whether program builds are forced to fail. */
   long fail_alloc_after;
   bool fail_build;
   bool profile; /* CLSORT_PROFILE=1: print each kernel's device time */
 };
+
+/* context.c: every public entry point that takes a context runs its body
+ * as `return LOCKED(ctx, body(ctx, ...));`, which clears the thread's last
+ * error and holds the context's mutex for the call (a NULL ctx is left to
+ * the body's checks). The queue, the scratch buffers and the program cache
+ * are not safe to share (PoCL aborts when two threads enqueue on one
+ * queue), so calls on one context from several threads are serialised.
+ * Only public entry points lock and none calls another, so the mutex is
+ * never taken twice by one thread. */
+#define LOCKED(ctx, call) (clsort__enter(ctx), clsort__leave((ctx), (call)))
+void clsort__enter(clsort_context *ctx);
+clsort_status clsort__leave(clsort_context *ctx, clsort_status st);
 
 /* device_select.c */
 clsort_status clsort__select_device(const char *spec, cl_platform_id *platform,

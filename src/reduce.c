@@ -65,10 +65,9 @@ clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduc
   return clsort__launch(ctx, reduce, wg, wg, 5, last, 0, NULL, NULL);
 }
 
-clsort_status clsort_reduce_buffer(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+static clsort_status reduce_buffer(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
                                    cl_mem input, size_t n, cl_mem result, cl_uint num_wait,
                                    const cl_event *wait_list, cl_event *event) {
-  clsort__clear_error();
   FORWARD_IF_ERROR(clsort__check_context(ctx));
   FORWARD_IF_ERROR(clsort__check_type(ctx, type));
   RETURN_IF(op != CLSORT_REDUCE_SUM && op != CLSORT_REDUCE_MIN && op != CLSORT_REDUCE_MAX,
@@ -81,4 +80,10 @@ clsort_status clsort_reduce_buffer(clsort_context *ctx, clsort_type type, clsort
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
   FORWARD_IF_ERROR(clsort__reduce(ctx, type, op, input, n, result));
   return clsort__marker(ctx, event);
+}
+
+clsort_status clsort_reduce_buffer(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                                   cl_mem input, size_t n, cl_mem result, cl_uint num_wait,
+                                   const cl_event *wait_list, cl_event *event) {
+  return LOCKED(ctx, reduce_buffer(ctx, type, op, input, n, result, num_wait, wait_list, event));
 }

@@ -133,10 +133,9 @@ clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_ki
   return clsort__launch(ctx, chunks, c.groups * wg, wg, 6, scan_args, 0, NULL, NULL);
 }
 
-clsort_status clsort_scan_buffer(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+static clsort_status scan_buffer(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
                                  cl_mem input, cl_mem output, size_t n, cl_uint num_wait,
                                  const cl_event *wait_list, cl_event *event) {
-  clsort__clear_error();
   FORWARD_IF_ERROR(clsort__check_context(ctx));
   FORWARD_IF_ERROR(clsort__check_type(ctx, type));
   RETURN_IF(kind != CLSORT_SCAN_EXCLUSIVE && kind != CLSORT_SCAN_INCLUSIVE,
@@ -151,4 +150,10 @@ clsort_status clsort_scan_buffer(clsort_context *ctx, clsort_type type, clsort_s
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
   FORWARD_IF_ERROR(clsort__scan(ctx, type, kind, input, output, n));
   return clsort__marker(ctx, event);
+}
+
+clsort_status clsort_scan_buffer(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                                 cl_mem input, cl_mem output, size_t n, cl_uint num_wait,
+                                 const cl_event *wait_list, cl_event *event) {
+  return LOCKED(ctx, scan_buffer(ctx, type, kind, input, output, n, num_wait, wait_list, event));
 }
