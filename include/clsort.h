@@ -264,7 +264,9 @@ CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, c
  * first call this context, which the sort holds), or before the call:
  * otherwise the call never returns. Returns
  * as clsort_sort, plus CLSORT_ERROR_INVALID_ARGUMENT when n exceeds a
- * buffer's CL_MEM_SIZE. Since 0.1. */
+ * buffer's CL_MEM_SIZE, a buffer belongs to another OpenCL context or is
+ * CL_MEM_READ_ONLY or CL_MEM_WRITE_ONLY (the sort reads and writes both),
+ * or keys and values are the same buffer. Since 0.1. */
 CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
                                             cl_mem values, size_t value_size, size_t n,
                                             const clsort_options *options, cl_uint num_wait,
@@ -275,11 +277,15 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
  * *_buffer forms are enqueued on the context's queue after `wait_list` and
  * return an optional completion event (released by the caller); the host
  * forms copy in, run and copy out, blocking. n may be 0. On error nothing is
- * enqueued and no output is modified.
+ * enqueued (but for the bucket-id check of clsort_bucket_offsets_buffer)
+ * and no output is modified.
  *
  * Common returns: CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL
  * context/buffer/pointer with n > 0, unknown type or op, n larger than a
- * buffer, bad element size); CLSORT_ERROR_UNSUPPORTED (f64 without fp64 on
+ * buffer, bad element size, a buffer of another OpenCL context than the
+ * context's, a CL_MEM_READ_ONLY buffer the call writes or a
+ * CL_MEM_WRITE_ONLY one it reads, one buffer passed for two roles other
+ * than scan's in-place output); CLSORT_ERROR_UNSUPPORTED (f64 without fp64 on
  * the device); CLSORT_ERROR_TOO_LARGE (n beyond the device allocation
  * limit); CLSORT_ERROR_OUT_OF_MEMORY; CLSORT_ERROR_BUILD_FAILED;
  * CLSORT_ERROR_OPENCL. */
@@ -348,7 +354,13 @@ CLSORT_API clsort_status clsort_split(clsort_context *ctx, size_t element_size, 
  * column-major (bucket-major) order: offsets[b * p + t] is where the first
  * element of bucket b from tile t goes in a stable partition by bucket, i.e.
  * the exclusive scan of the count table. offset_type is CLSORT_U32 (n must
- * fit in 32 bits, else CLSORT_ERROR_TOO_LARGE) or CLSORT_U64. Since 0.1. */
+ * fit in 32 bits, else CLSORT_ERROR_TOO_LARGE) or CLSORT_U64. A bucket id
+ * not below num_buckets returns CLSORT_ERROR_INVALID_ARGUMENT with no
+ * offset written: the host form names the first one; the buffer form
+ * checks on the device and reads the largest id back (blocking: it returns
+ * after `wait_list` has completed, with clsort_sort_buffer's caveat about
+ * user events). The table is scanned in place: `offsets` must not be
+ * CL_MEM_WRITE_ONLY. Since 0.1. */
 CLSORT_API clsort_status clsort_bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets,
                                                       size_t n, unsigned num_buckets,
                                                       size_t tile_size, clsort_type offset_type,

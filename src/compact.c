@@ -68,13 +68,16 @@ static clsort_status check_select(clsort_context *ctx, size_t element_size, cl_m
   FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, element_size));
   if (n > 0) {
-    FORWARD_IF_ERROR(clsort__check_buffer(input, "input", n, element_size));
-    FORWARD_IF_ERROR(clsort__check_buffer(flags, "flags", n, 1));
-    FORWARD_IF_ERROR(clsort__check_buffer(output, "output", n, element_size));
-    RETURN_IF(input == output, CLSORT_ERROR_INVALID_ARGUMENT,
-              "output must not be the input buffer");
+    FORWARD_IF_ERROR(clsort__check_buffer(ctx, input, "input", n, element_size, ACCESS_READ));
+    FORWARD_IF_ERROR(clsort__check_buffer(ctx, flags, "flags", n, 1, ACCESS_READ));
+    FORWARD_IF_ERROR(clsort__check_buffer(ctx, output, "output", n, element_size, ACCESS_WRITE));
+    RETURN_IF(output == input || output == flags, CLSORT_ERROR_INVALID_ARGUMENT,
+              "output must not be the %s buffer", output == input ? "input" : "flags");
+    RETURN_IF(count == input || count == flags || count == output, CLSORT_ERROR_INVALID_ARGUMENT,
+              "count must not be the %s buffer",
+              count == input ? "input" : count == flags ? "flags" : "output");
   }
-  return clsort__check_buffer(count, "count", 1, sizeof(cl_ulong));
+  return clsort__check_buffer(ctx, count, "count", 1, sizeof(cl_ulong), ACCESS_WRITE);
 }
 
 static clsort_status select_buffer(clsort_context *ctx, size_t element_size, bool split,

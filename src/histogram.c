@@ -29,6 +29,23 @@ clsort_status clsort__bucket_offsets(clsort_context *ctx, cl_mem buckets, size_t
                       (size_t)num_buckets * tiles);
 }
 
+/* The histogram kernel counts an id past the last bucket nowhere, so the
+ * buffer form reads the largest id back (4 bytes, blocking) and refuses
+ * the call before any offset is written. */
+static clsort_status check_bucket_ids(clsort_context *ctx, cl_mem buckets, size_t n,
+                                      unsigned num_buckets) {
+  cl_mem max_buf;
+  cl_uint max = 0;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, sizeof max, &max_buf));
+  FORWARD_IF_ERROR(clsort__reduce(ctx, CLSORT_U32, CLSORT_REDUCE_MAX, buckets, n, max_buf));
+  FORWARD_IF_ERROR(CL_CHECK(
+      clEnqueueReadBuffer(ctx->queue, max_buf, CL_TRUE, 0, sizeof max, &max, 0, NULL, NULL)));
+  RETURN_IF(max >= num_buckets, CLSORT_ERROR_INVALID_ARGUMENT,
+            "the buckets buffer holds bucket id %u, not below num_buckets (%u)", max,
+            num_buckets);
+  return CLSORT_SUCCESS;
+}
+
 clsort_status clsort__check_bucket_args(clsort_context *ctx, size_t n, unsigned num_buckets,
                                         size_t tile_size, clsort_type offset_type) {
   FORWARD_IF_ERROR(clsort__check_context(ctx));
@@ -55,11 +72,16 @@ static clsort_status bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets, 
   FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
   if (n > 0) {
     size_t tiles = clsort__div_up(n, tile_size);
-    FORWARD_IF_ERROR(clsort__check_buffer(buckets, "buckets", n, sizeof(cl_uint)));
-    FORWARD_IF_ERROR(clsort__check_buffer(offsets, "offsets", tiles * num_buckets,
-                                          clsort_type_size(offset_type)));
+    FORWARD_IF_ERROR(
+        clsort__check_buffer(ctx, buckets, "buckets", n, sizeof(cl_uint), ACCESS_READ));
+    /* The table is written, then scanned in place. */
+    FORWARD_IF_ERROR(clsort__check_buffer(ctx, offsets, "offsets", tiles * num_buckets,
+                                          clsort_type_size(offset_type), ACCESS_READ_WRITE));
+    RETURN_IF(offsets == buckets, CLSORT_ERROR_INVALID_ARGUMENT,
+              "offsets must not be the buckets buffer");
   }
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
+  if (n > 0) FORWARD_IF_ERROR(check_bucket_ids(ctx, buckets, n, num_buckets));
   FORWARD_IF_ERROR(
       clsort__bucket_offsets(ctx, buckets, n, num_buckets, tile_size, offset_type, offsets));
   return clsort__marker(ctx, event);

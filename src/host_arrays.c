@@ -115,6 +115,11 @@ static clsort_status bucket_offsets_host(clsort_context *ctx, const unsigned *bu
   if (n == 0) return CLSORT_SUCCESS;
   RETURN_IF(!buckets || !offsets, CLSORT_ERROR_INVALID_ARGUMENT,
             "buckets and offsets must not be NULL");
+  /* The histogram kernel counts an id past the last bucket nowhere. */
+  for (size_t i = 0; i < n; i++)
+    RETURN_IF(buckets[i] >= num_buckets, CLSORT_ERROR_INVALID_ARGUMENT,
+              "bucket id %u at index %zu is not below num_buckets (%u)", buckets[i], i,
+              num_buckets);
   size_t table = clsort__div_up(n, tile_size) * num_buckets;
   size_t table_bytes = table * clsort_type_size(offset_type);
   cl_mem in, out;

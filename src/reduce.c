@@ -75,8 +75,10 @@ static clsort_status reduce_buffer(clsort_context *ctx, clsort_type type, clsort
   FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
   size_t size = clsort_type_size(type);
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, size));
-  if (n > 0) FORWARD_IF_ERROR(clsort__check_buffer(input, "input", n, size));
-  FORWARD_IF_ERROR(clsort__check_buffer(result, "result", 1, size));
+  if (n > 0) FORWARD_IF_ERROR(clsort__check_buffer(ctx, input, "input", n, size, ACCESS_READ));
+  FORWARD_IF_ERROR(clsort__check_buffer(ctx, result, "result", 1, size, ACCESS_WRITE));
+  RETURN_IF(n > 0 && result == input, CLSORT_ERROR_INVALID_ARGUMENT,
+            "result must not be the input buffer");
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
   FORWARD_IF_ERROR(clsort__reduce(ctx, type, op, input, n, result));
   return clsort__marker(ctx, event);

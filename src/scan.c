@@ -144,8 +144,8 @@ static clsort_status scan_buffer(clsort_context *ctx, clsort_type type, clsort_s
   size_t size = clsort_type_size(type);
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, size));
   if (n > 0) {
-    FORWARD_IF_ERROR(clsort__check_buffer(input, "input", n, size));
-    FORWARD_IF_ERROR(clsort__check_buffer(output, "output", n, size));
+    FORWARD_IF_ERROR(clsort__check_buffer(ctx, input, "input", n, size, ACCESS_READ));
+    FORWARD_IF_ERROR(clsort__check_buffer(ctx, output, "output", n, size, ACCESS_WRITE));
   }
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
   FORWARD_IF_ERROR(clsort__scan(ctx, type, kind, input, output, n));

@@ -212,8 +212,13 @@ static clsort_status sort_buffer(clsort_context *ctx, clsort_type type, cl_mem k
             "value_size is %zu but values is NULL", value_size);
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
   if (n > 0) {
-    FORWARD_IF_ERROR(clsort__check_buffer(keys, "keys", n, clsort_type_size(type)));
-    if (values) FORWARD_IF_ERROR(clsort__check_buffer(values, "values", n, value_size));
+    FORWARD_IF_ERROR(
+        clsort__check_buffer(ctx, keys, "keys", n, clsort_type_size(type), ACCESS_READ_WRITE));
+    if (values)
+      FORWARD_IF_ERROR(
+          clsort__check_buffer(ctx, values, "values", n, value_size, ACCESS_READ_WRITE));
+    RETURN_IF(keys == values, CLSORT_ERROR_INVALID_ARGUMENT,
+              "keys and values must be separate buffers");
   }
   FORWARD_IF_ERROR(check_available(type, o));
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
