@@ -172,10 +172,19 @@ const char *clsort__common_options(const clsort_context *ctx);
 
 /* Reads the variable `name` as up to `max` unsigned fields separated by
  * ':' ("256:16") into fields[0..]; returns how many parsed (0 when unset
- * or malformed from the first field). The algorithms' tuning overrides
- * (CLSORT_TUNING, CLSORT_SAMPLE, CLSORT_MERGE, CLSORT_QUICK) go through it;
- * each checks its own ranges. */
+ * or malformed from the first field; CLSORT_LOG=debug reports a malformed
+ * field). The tuning overrides (CLSORT_TUNING, CLSORT_SAMPLE, CLSORT_MERGE,
+ * CLSORT_QUICK, CLSORT_BITONIC) go through it, then check each field with
+ * clsort__env_field_ok. */
 unsigned clsort__env_fields(const char *name, unsigned *fields, unsigned max);
+/* What a field of an override must be besides lying in [lo, hi]. */
+typedef enum clsort__env_rule { ENV_ANY, ENV_POW2, ENV_MUL4, ENV_ODD } clsort__env_rule;
+/* Whether `value`, the field `what` of the override `name`, lies in
+ * [lo, hi] and follows `rule`. The overrides are for benchmarks, not API:
+ * a field that does not is ignored (the default stays) and CLSORT_LOG=debug
+ * says so. */
+bool clsort__env_field_ok(const char *name, const char *what, unsigned value, unsigned lo,
+                          unsigned hi, clsort__env_rule rule);
 /* Whether the variable `name` is set to something other than "" or "0". */
 bool clsort__env_flag(const char *name);
 
