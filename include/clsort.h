@@ -171,8 +171,17 @@ typedef struct clsort_options {
 
 /* ---------------------------------------------------------------- context */
 /* One device, its command queue, the compiled-program cache and the scratch
- * memory. A context is used by one thread at a time; separate contexts may
- * be used concurrently from separate threads. */
+ * memory.
+ *
+ * Threads: contexts may be created from several threads at once, and
+ * separate contexts run concurrently from separate threads. Calls on one
+ * context from several threads are safe but serialised: each call holds
+ * the context until it returns, so they run one after another, never in
+ * parallel (give each thread its own context for that). Two contexts made
+ * with clsort_context_create_with_queue on one queue share it, and are
+ * only safe from one thread at a time. Releasing a context that another
+ * thread is using or will use is the caller's bug: the release waits for
+ * a call in flight, not for calls that start after it. */
 typedef struct clsort_context clsort_context;
 
 /* Creates a context on the device named by `device_spec`:
@@ -202,8 +211,8 @@ CLSORT_API clsort_status clsort_context_create_with_queue(clsort_context **ctx,
 CLSORT_API void clsort_context_release(clsort_context *ctx);
 
 /* Accessors; the returned handles and strings belong to the context and
- * stay valid until it is released. The handles are not retained for the
- * caller. Since 0.1. */
+ * stay valid until it is released (the build log: until the context's
+ * next call). The handles are not retained for the caller. Since 0.1. */
 CLSORT_API const char *clsort_context_device_name(const clsort_context *ctx);
 CLSORT_API cl_command_queue clsort_context_queue(const clsort_context *ctx);
 CLSORT_API cl_context clsort_context_cl_context(const clsort_context *ctx);
@@ -251,10 +260,13 @@ CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, c
  * back once (a few KB, blocking) to plan its passes, so the call returns
  * once that first kernel has run, which is after `wait_list` has completed;
  * the passes are still in flight. A caller that gates the sort on a user
- * event must complete that event from another thread, or before the call:
+ * event must complete that event from another thread (one that does not
+ * first call this context, which the sort holds), or before the call:
  * otherwise the call never returns. Returns
  * as clsort_sort, plus CLSORT_ERROR_INVALID_ARGUMENT when n exceeds a
- * buffer's CL_MEM_SIZE. Since 0.1. */
+ * buffer's CL_MEM_SIZE, a buffer belongs to another OpenCL context or is
+ * CL_MEM_READ_ONLY or CL_MEM_WRITE_ONLY (the sort reads and writes both),
+ * or keys and values are the same buffer. Since 0.1. */
 CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
                                             cl_mem values, size_t value_size, size_t n,
                                             const clsort_options *options, cl_uint num_wait,
@@ -265,11 +277,15 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
  * *_buffer forms are enqueued on the context's queue after `wait_list` and
  * return an optional completion event (released by the caller); the host
  * forms copy in, run and copy out, blocking. n may be 0. On error nothing is
- * enqueued and no output is modified.
+ * enqueued (but for the bucket-id check of clsort_bucket_offsets_buffer)
+ * and no output is modified.
  *
  * Common returns: CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL
  * context/buffer/pointer with n > 0, unknown type or op, n larger than a
- * buffer, bad element size); CLSORT_ERROR_UNSUPPORTED (f64 without fp64 on
+ * buffer, bad element size, a buffer of another OpenCL context than the
+ * context's, a CL_MEM_READ_ONLY buffer the call writes or a
+ * CL_MEM_WRITE_ONLY one it reads, one buffer passed for two roles other
+ * than scan's in-place output); CLSORT_ERROR_UNSUPPORTED (f64 without fp64 on
  * the device); CLSORT_ERROR_TOO_LARGE (n beyond the device allocation
  * limit); CLSORT_ERROR_OUT_OF_MEMORY; CLSORT_ERROR_BUILD_FAILED;
  * CLSORT_ERROR_OPENCL. */
@@ -338,7 +354,13 @@ CLSORT_API clsort_status clsort_split(clsort_context *ctx, size_t element_size, 
  * column-major (bucket-major) order: offsets[b * p + t] is where the first
  * element of bucket b from tile t goes in a stable partition by bucket, i.e.
  * the exclusive scan of the count table. offset_type is CLSORT_U32 (n must
- * fit in 32 bits, else CLSORT_ERROR_TOO_LARGE) or CLSORT_U64. Since 0.1. */
+ * fit in 32 bits, else CLSORT_ERROR_TOO_LARGE) or CLSORT_U64. A bucket id
+ * not below num_buckets returns CLSORT_ERROR_INVALID_ARGUMENT with no
+ * offset written: the host form names the first one; the buffer form
+ * checks on the device and reads the largest id back (blocking: it returns
+ * after `wait_list` has completed, with clsort_sort_buffer's caveat about
+ * user events). The table is scanned in place: `offsets` must not be
+ * CL_MEM_WRITE_ONLY. Since 0.1. */
 CLSORT_API clsort_status clsort_bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets,
                                                       size_t n, unsigned num_buckets,
                                                       size_t tile_size, clsort_type offset_type,

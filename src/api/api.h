@@ -11,8 +11,17 @@
 clsort_status clsort__check_context(const clsort_context *ctx);
 clsort_status clsort__check_type(const clsort_context *ctx, clsort_type type);
 clsort_status clsort__check_wait_list(cl_uint num_wait, const cl_event *wait_list);
-clsort_status clsort__check_buffer(cl_mem buf, const char *what, size_t elements,
-                                   size_t element_size);
+/* How a call's kernels use a buffer; the buffer's CL_MEM_READ_ONLY or
+ * CL_MEM_WRITE_ONLY flag must allow it. */
+typedef enum clsort__access {
+  ACCESS_READ = 1,
+  ACCESS_WRITE = 2,
+  ACCESS_READ_WRITE = 3
+} clsort__access;
+/* A valid cl_mem of the context's OpenCL context, holding `elements` of
+ * element_size bytes, that allows `access`; `what` names it in messages. */
+clsort_status clsort__check_buffer(const clsort_context *ctx, cl_mem buf, const char *what,
+                                   size_t elements, size_t element_size, clsort__access access);
 clsort_status clsort__check_size(const clsort_context *ctx, size_t n, size_t element_size);
 
 /* buffers.c: the checks that the host and buffer forms of a primitive

@@ -22,9 +22,8 @@ static clsort_status finish(clsort_context *ctx, clsort_status st) {
   return st;
 }
 
-clsort_status clsort_scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
-                          const void *input, void *output, size_t n) {
-  clsort__clear_error();
+static clsort_status scan_host(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                               const void *input, void *output, size_t n) {
   FORWARD_IF_ERROR(clsort__check_scan_args(ctx, type, kind));
   if (n == 0) return CLSORT_SUCCESS;
   RETURN_IF(!input || !output, CLSORT_ERROR_INVALID_ARGUMENT, "input and output must not be NULL");
@@ -37,9 +36,13 @@ clsort_status clsort_scan(clsort_context *ctx, clsort_type type, clsort_scan_kin
   return finish(ctx, st);
 }
 
-clsort_status clsort_reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
-                            const void *input, size_t n, void *result) {
-  clsort__clear_error();
+clsort_status clsort_scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                          const void *input, void *output, size_t n) {
+  return LOCKED(ctx, scan_host(ctx, type, kind, input, output, n));
+}
+
+static clsort_status reduce_host(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                                 const void *input, size_t n, void *result) {
   FORWARD_IF_ERROR(clsort__check_reduce_args(ctx, type, op));
   RETURN_IF(!result, CLSORT_ERROR_INVALID_ARGUMENT, "result must not be NULL");
   RETURN_IF(n > 0 && !input, CLSORT_ERROR_INVALID_ARGUMENT, "input must not be NULL");
@@ -53,10 +56,14 @@ clsort_status clsort_reduce(clsort_context *ctx, clsort_type type, clsort_reduce
   return finish(ctx, st);
 }
 
+clsort_status clsort_reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                            const void *input, size_t n, void *result) {
+  return LOCKED(ctx, reduce_host(ctx, type, op, input, n, result));
+}
+
 static clsort_status select_host(clsort_context *ctx, size_t element_size, bool split,
                                  const void *input, const unsigned char *flags, void *output,
                                  size_t n, size_t *count) {
-  clsort__clear_error();
   FORWARD_IF_ERROR(clsort__check_select_args(ctx, element_size));
   RETURN_IF(!count, CLSORT_ERROR_INVALID_ARGUMENT, "count must not be NULL");
   RETURN_IF(n > 0 && (!input || !flags || !output), CLSORT_ERROR_INVALID_ARGUMENT,
@@ -83,22 +90,26 @@ static clsort_status select_host(clsort_context *ctx, size_t element_size, bool 
 
 clsort_status clsort_compact(clsort_context *ctx, size_t element_size, const void *input,
                              const unsigned char *flags, void *output, size_t n, size_t *count) {
-  return select_host(ctx, element_size, false, input, flags, output, n, count);
+  return LOCKED(ctx, select_host(ctx, element_size, false, input, flags, output, n, count));
 }
 
 clsort_status clsort_split(clsort_context *ctx, size_t element_size, const void *input,
                            const unsigned char *flags, void *output, size_t n, size_t *count) {
-  return select_host(ctx, element_size, true, input, flags, output, n, count);
+  return LOCKED(ctx, select_host(ctx, element_size, true, input, flags, output, n, count));
 }
 
-clsort_status clsort_bucket_offsets(clsort_context *ctx, const unsigned *buckets, size_t n,
-                                    unsigned num_buckets, size_t tile_size,
-                                    clsort_type offset_type, void *offsets) {
-  clsort__clear_error();
+static clsort_status bucket_offsets_host(clsort_context *ctx, const unsigned *buckets, size_t n,
+                                         unsigned num_buckets, size_t tile_size,
+                                         clsort_type offset_type, void *offsets) {
   FORWARD_IF_ERROR(clsort__check_bucket_args(ctx, n, num_buckets, tile_size, offset_type));
   if (n == 0) return CLSORT_SUCCESS;
   RETURN_IF(!buckets || !offsets, CLSORT_ERROR_INVALID_ARGUMENT,
             "buckets and offsets must not be NULL");
+  /* The histogram kernel counts an id past the last bucket nowhere. */
+  for (size_t i = 0; i < n; i++)
+    RETURN_IF(buckets[i] >= num_buckets, CLSORT_ERROR_INVALID_ARGUMENT,
+              "bucket id %u at index %zu is not below num_buckets (%u)", buckets[i], i,
+              num_buckets);
   size_t table = clsort__div_up(n, tile_size) * num_buckets;
   size_t table_bytes = table * clsort_type_size(offset_type);
   cl_mem in, out;
@@ -108,4 +119,11 @@ clsort_status clsort_bucket_offsets(clsort_context *ctx, const unsigned *buckets
     st = clsort__bucket_offsets(ctx, in, n, num_buckets, tile_size, offset_type, out);
   if (st == CLSORT_SUCCESS) st = download(ctx, out, offsets, table_bytes);
   return finish(ctx, st);
+}
+
+clsort_status clsort_bucket_offsets(clsort_context *ctx, const unsigned *buckets, size_t n,
+                                    unsigned num_buckets, size_t tile_size,
+                                    clsort_type offset_type, void *offsets) {
+  return LOCKED(ctx, bucket_offsets_host(ctx, buckets, n, num_buckets, tile_size, offset_type,
+                                         offsets));
 }

@@ -122,9 +122,8 @@ static clsort_status sort_host(clsort_context *ctx, const clsort_options *o, cls
   return st;
 }
 
-clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, size_t n,
-                          const clsort_options *options) {
-  clsort__clear_error();
+static clsort_status sort_keys(clsort_context *ctx, clsort_type type, void *keys, size_t n,
+                               const clsort_options *options) {
   const clsort_options *o = options ? options : &default_options;
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
@@ -134,9 +133,13 @@ clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, siz
   return sort_host(ctx, o, make_job(type, n, o), keys, keys, NULL, n);
 }
 
-clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *keys, void *values,
+clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, size_t n,
+                          const clsort_options *options) {
+  return LOCKED(ctx, sort_keys(ctx, type, keys, n, options));
+}
+
+static clsort_status sort_pairs(clsort_context *ctx, clsort_type type, void *keys, void *values,
                                 size_t value_size, size_t n, const clsort_options *options) {
-  clsort__clear_error();
   const clsort_options *o = options ? options : &default_options;
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   RETURN_IF(value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
@@ -152,10 +155,13 @@ clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *key
   return sort_host(ctx, o, job, keys, keys, values, n);
 }
 
-clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *keys,
-                             void *indices, size_t index_size, size_t n,
-                             const clsort_options *options) {
-  clsort__clear_error();
+clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *keys, void *values,
+                                size_t value_size, size_t n, const clsort_options *options) {
+  return LOCKED(ctx, sort_pairs(ctx, type, keys, values, value_size, n, options));
+}
+
+static clsort_status argsort(clsort_context *ctx, clsort_type type, const void *keys, void *indices,
+                             size_t index_size, size_t n, const clsort_options *options) {
   const clsort_options *o = options ? options : &default_options;
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   RETURN_IF(index_size != 4 && index_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
@@ -173,10 +179,15 @@ clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *
   return sort_host(ctx, o, job, NULL, keys, indices, n);
 }
 
-clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, cl_mem values,
+clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *keys,
+                             void *indices, size_t index_size, size_t n,
+                             const clsort_options *options) {
+  return LOCKED(ctx, argsort(ctx, type, keys, indices, index_size, n, options));
+}
+
+static clsort_status sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, cl_mem values,
                                  size_t value_size, size_t n, const clsort_options *options,
                                  cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
-  clsort__clear_error();
   const clsort_options *o = options ? options : &default_options;
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
@@ -186,8 +197,13 @@ clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem k
             "value_size is %zu but values is NULL", value_size);
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
   if (n > 0) {
-    FORWARD_IF_ERROR(clsort__check_buffer(keys, "keys", n, clsort_type_size(type)));
-    if (values) FORWARD_IF_ERROR(clsort__check_buffer(values, "values", n, value_size));
+    FORWARD_IF_ERROR(
+        clsort__check_buffer(ctx, keys, "keys", n, clsort_type_size(type), ACCESS_READ_WRITE));
+    if (values)
+      FORWARD_IF_ERROR(
+          clsort__check_buffer(ctx, values, "values", n, value_size, ACCESS_READ_WRITE));
+    RETURN_IF(keys == values, CLSORT_ERROR_INVALID_ARGUMENT,
+              "keys and values must be separate buffers");
   }
   FORWARD_IF_ERROR(check_available(type, o));
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
@@ -197,4 +213,11 @@ clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem k
   job.value_size = values ? value_size : 0;
   FORWARD_IF_ERROR(dispatch(ctx, o, &job));
   return clsort__marker(ctx, event);
+}
+
+clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, cl_mem values,
+                                 size_t value_size, size_t n, const clsort_options *options,
+                                 cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
+  return LOCKED(ctx, sort_buffer(ctx, type, keys, values, value_size, n, options, num_wait,
+                                 wait_list, event));
 }

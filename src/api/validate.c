@@ -26,15 +26,29 @@ clsort_status clsort__check_wait_list(cl_uint num_wait, const cl_event *wait_lis
   return CLSORT_SUCCESS;
 }
 
-clsort_status clsort__check_buffer(cl_mem buf, const char *what, size_t elements,
-                                   size_t element_size) {
+clsort_status clsort__check_buffer(const clsort_context *ctx, cl_mem buf, const char *what,
+                                   size_t elements, size_t element_size, clsort__access access) {
   RETURN_IF(!buf, CLSORT_ERROR_INVALID_ARGUMENT, "the %s buffer is NULL", what);
   size_t bytes = 0;
+  cl_context owner = NULL;
+  cl_mem_flags flags = 0;
   cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+  if (err == CL_SUCCESS) err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+  if (err == CL_SUCCESS) err = clGetMemObjectInfo(buf, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
   if (err != CL_SUCCESS)
     return clsort__fail(CLSORT_ERROR_INVALID_ARGUMENT, err, __FILE__, __LINE__,
                         "the %s buffer is not a valid cl_mem (%s)", what,
                         clsort__cl_error_name(err));
+  /* This context's kernels cannot use it: the driver would fail (or
+   * misbehave) part-way through the call, after earlier kernels had run. */
+  RETURN_IF(owner != ctx->cl_ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+            "the %s buffer belongs to another OpenCL context than the clsort context", what);
+  /* Kernels that write a read-only buffer (or read a write-only one) are
+   * undefined behaviour in OpenCL: some drivers fault, PoCL just writes. */
+  RETURN_IF((access & ACCESS_WRITE) && (flags & CL_MEM_READ_ONLY), CLSORT_ERROR_INVALID_ARGUMENT,
+            "the %s buffer is CL_MEM_READ_ONLY, but this call writes it", what);
+  RETURN_IF((access & ACCESS_READ) && (flags & CL_MEM_WRITE_ONLY), CLSORT_ERROR_INVALID_ARGUMENT,
+            "the %s buffer is CL_MEM_WRITE_ONLY, but this call reads it", what);
   RETURN_IF(element_size && elements > bytes / element_size, CLSORT_ERROR_INVALID_ARGUMENT,
             "n (%zu) exceeds the %s buffer (%zu bytes = %zu elements of %zu bytes)", elements,
             what, bytes, bytes / element_size, element_size);

@@ -58,6 +58,11 @@ static clsort_status new_context(clsort_context **out) {
   if (!*out)
     return clsort__fail(CLSORT_ERROR_OUT_OF_MEMORY, CL_OUT_OF_HOST_MEMORY, __FILE__, __LINE__,
                         "no host memory for a context%s", after == 0 ? " (injected)" : "");
+  if (pthread_mutex_init(&(*out)->lock, NULL) != 0) {
+    free(*out);
+    *out = NULL;
+    return FAIL(CLSORT_ERROR_OUT_OF_MEMORY, "cannot create the context's mutex");
+  }
   (*out)->fail_alloc_after = after > 0 ? after - 1 : -1;
   return CLSORT_SUCCESS;
 }
@@ -92,6 +97,7 @@ static void destroy(clsort_context *ctx) {
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);
   if (ctx->cl_ctx) clReleaseContext(ctx->cl_ctx);
   free(ctx->cache_dir);
+  pthread_mutex_destroy(&ctx->lock);
   free(ctx);
 }
 
@@ -161,8 +167,22 @@ cleanup:
 
 void clsort_context_release(clsort_context *ctx) {
   if (!ctx) return;
+  /* Lets a call in flight on another thread finish first. One that starts
+   * later uses freed memory: that is the caller's bug (see clsort.h). */
+  pthread_mutex_lock(&ctx->lock);
+  pthread_mutex_unlock(&ctx->lock);
   destroy(ctx);
   atomic_fetch_sub(&live_contexts, 1);
+}
+
+void clsort__enter(clsort_context *ctx) {
+  clsort__clear_error();
+  if (ctx) pthread_mutex_lock(&ctx->lock);
+}
+
+clsort_status clsort__leave(clsort_context *ctx, clsort_status st) {
+  if (ctx) pthread_mutex_unlock(&ctx->lock);
+  return st;
 }
 
 const char *clsort_context_device_name(const clsort_context *ctx) {

@@ -3,6 +3,7 @@
 #include "runtime/runtime.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,26 @@ static bool parse_index(const char *spec, unsigned out[2]) {
   return true;
 }
 
+/* The first platform and device enumeration of a process initialises the
+ * ICD loader and the drivers, and that is not thread-safe: 8 threads
+ * creating their first contexts at once crashed in PoCL, or found no
+ * device. Every search runs it once first, so that later enumerations,
+ * concurrent or not, only read what it built. */
+static void enumerate_all(void) {
+  cl_platform_id platforms[MAX_PLATFORMS];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(MAX_PLATFORMS, platforms, &np) != CL_SUCCESS) return;
+  for (cl_uint p = 0; p < np && p < MAX_PLATFORMS; p++) {
+    cl_uint nd = 0;
+    clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+  }
+}
+
+/* Every search asks this first, so the guard above runs before any other
+ * enumeration. */
 static bool have_platform(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, enumerate_all);
   cl_uint np = 0;
   return clGetPlatformIDs(0, NULL, &np) == CL_SUCCESS && np > 0;
 }

@@ -7,6 +7,7 @@
 #include "clsort.h"
 #include "runtime/testing.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -138,12 +139,27 @@ struct clsort_context {
   cl_mem scratch[SLOT_COUNT_];
   size_t scratch_size[SLOT_COUNT_];
 
+  /* Held for the whole of every public call on the context (LOCKED). */
+  pthread_mutex_t lock;
+
   /* Fault injection: allocations left before the next one fails (-1: off),
    * and whether program builds are forced to fail. */
   long fail_alloc_after;
   bool fail_build;
   bool profile; /* CLSORT_PROFILE=1: print each kernel's device time */
 };
+
+/* context.c: every public entry point that takes a context runs its body
+ * as `return LOCKED(ctx, body(ctx, ...));`, which clears the thread's last
+ * error and holds the context's mutex for the call (a NULL ctx is left to
+ * the body's checks). The queue, the scratch buffers and the program cache
+ * are not safe to share (PoCL aborts when two threads enqueue on one
+ * queue), so calls on one context from several threads are serialised.
+ * Only public entry points lock and none calls another, so the mutex is
+ * never taken twice by one thread. */
+#define LOCKED(ctx, call) (clsort__enter(ctx), clsort__leave((ctx), (call)))
+void clsort__enter(clsort_context *ctx);
+clsort_status clsort__leave(clsort_context *ctx, clsort_status st);
 
 /* device_select.c */
 clsort_status clsort__select_device(const char *spec, cl_platform_id *platform,
@@ -156,10 +172,19 @@ const char *clsort__common_options(const clsort_context *ctx);
 
 /* Reads the variable `name` as up to `max` unsigned fields separated by
  * ':' ("256:16") into fields[0..]; returns how many parsed (0 when unset
- * or malformed from the first field). The algorithms' tuning overrides
- * (CLSORT_TUNING, CLSORT_SAMPLE, CLSORT_MERGE, CLSORT_QUICK) go through it;
- * each checks its own ranges. */
+ * or malformed from the first field; CLSORT_LOG=debug reports a malformed
+ * field). The tuning overrides (CLSORT_TUNING, CLSORT_SAMPLE, CLSORT_MERGE,
+ * CLSORT_QUICK, CLSORT_BITONIC) go through it, then check each field with
+ * clsort__env_field_ok. */
 unsigned clsort__env_fields(const char *name, unsigned *fields, unsigned max);
+/* What a field of an override must be besides lying in [lo, hi]. */
+typedef enum clsort__env_rule { ENV_ANY, ENV_POW2, ENV_MUL4, ENV_ODD } clsort__env_rule;
+/* Whether `value`, the field `what` of the override `name`, lies in
+ * [lo, hi] and follows `rule`. The overrides are for benchmarks, not API:
+ * a field that does not is ignored (the default stays) and CLSORT_LOG=debug
+ * says so. */
+bool clsort__env_field_ok(const char *name, const char *what, unsigned value, unsigned lo,
+                          unsigned hi, clsort__env_rule rule);
 /* Whether the variable `name` is set to something other than "" or "0". */
 bool clsort__env_flag(const char *name);
 

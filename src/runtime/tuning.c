@@ -15,16 +15,32 @@ bool clsort__env_flag(const char *name) {
 }
 
 unsigned clsort__env_fields(const char *name, unsigned *fields, unsigned max) {
-  const char *v = getenv(name);
+  const char *v = getenv(name), *all = v;
   unsigned got = 0;
   while (v && got < max) {
     char *end;
     unsigned long x = strtoul(v, &end, 10);
-    if (end == v || x > 0xFFFFFFFFul || (*end != ':' && *end != '\0')) break;
+    if (end == v || *v == '-' || x > 0xFFFFFFFFul || (*end != ':' && *end != '\0')) break;
     fields[got++] = (unsigned)x;
     v = *end == ':' ? end + 1 : NULL;
   }
+  if (v)
+    clsort__debug("%s=%s: field %u is malformed or one too many; it and the rest are ignored",
+                  name, all, got + 1);
   return got;
+}
+
+bool clsort__env_field_ok(const char *name, const char *what, unsigned value, unsigned lo,
+                          unsigned hi, clsort__env_rule rule) {
+  static const char *const rules[] = {"", " a power of two", " a multiple of 4", " odd"};
+  bool ok = value >= lo && value <= hi;
+  if (rule == ENV_POW2) ok = ok && (value & (value - 1)) == 0;
+  if (rule == ENV_MUL4) ok = ok && value % 4 == 0;
+  if (rule == ENV_ODD) ok = ok && value % 2 == 1;
+  if (!ok)
+    clsort__debug("%s: %s=%u ignored: it must be%s in %u..%u", name, what, value, rules[rule], lo,
+                  hi);
+  return ok;
 }
 
 void clsort__tune(clsort_context *ctx) {
@@ -55,12 +71,22 @@ void clsort__tune(clsort_context *ctx) {
     t->groups_per_cu = 4;
   }
   /* CLSORT_TUNING=WG:ITEMS:GROUPS_PER_CU[:RADIX_ITEMS] overrides the
-   * shape; bench/ uses it to measure alternatives. */
+   * shape; bench/ uses it to measure alternatives. A shape is one unit:
+   * any field out of range keeps the whole default. ITEMS sizes private
+   * arrays and unrolled loops (ITEMS=4294967292 once made a 100k scan run
+   * for minutes); 256 is the CPU default. */
+  static const char *const name = "CLSORT_TUNING";
   unsigned f[4] = {0, 0, 0, 0};
-  bool forced = clsort__env_fields("CLSORT_TUNING", f, 4) >= 3;
+  unsigned got = clsort__env_fields(name, f, 4);
   unsigned wg = f[0], items = f[1], groups = f[2], radix_items = f[3];
-  if (forced && wg && items && groups && (wg & (wg - 1)) == 0 && items % 4 == 0 &&
-      radix_items % 4 == 0) {
+  if (got > 0 && got < 3) clsort__debug("%s needs WG:ITEMS:GROUPS_PER_CU; ignored", name);
+  bool forced = got >= 3 &&
+                clsort__env_field_ok(name, "WG", wg, 1, (unsigned)ctx->max_wg_size, ENV_POW2) &&
+                clsort__env_field_ok(name, "ITEMS", items, 4, 256, ENV_MUL4) &&
+                clsort__env_field_ok(name, "GROUPS_PER_CU", groups, 1, 64, ENV_ANY) &&
+                (radix_items == 0 ||
+                 clsort__env_field_ok(name, "RADIX_ITEMS", radix_items, 4, 256, ENV_MUL4));
+  if (forced) {
     t->wg_size = wg;
     t->items = items;
     t->groups_per_cu = groups;

@@ -62,11 +62,13 @@ clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_
   /* CLSORT_BITONIC=FUSED[:GLOBAL_WG] overrides the global launches' shape;
    * bench/ uses it to measure alternatives. */
   unsigned f[2] = {0, 0};
-  unsigned got = clsort__env_fields("CLSORT_BITONIC", f, 2), fused = f[0], global_wg = f[1];
-  if (got >= 1 && fused >= 1 && fused <= 4) {
-    s.log_global = fused;
-    if (global_wg && (global_wg & (global_wg - 1)) == 0 && global_wg <= ctx->max_wg_size)
-      s.global_wg = global_wg;
+  static const char *const name = "CLSORT_BITONIC";
+  unsigned got = clsort__env_fields(name, f, 2);
+  if (got >= 1 && clsort__env_field_ok(name, "FUSED", f[0], 1, 4, ENV_ANY)) {
+    s.log_global = f[0];
+    if (got >= 2 &&
+        clsort__env_field_ok(name, "GLOBAL_WG", f[1], 1, (unsigned)ctx->max_wg_size, ENV_POW2))
+      s.global_wg = f[1];
   }
   return s;
 }

@@ -28,13 +28,13 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
   merge_shape s;
   s.wg = ctx->tuning.wg_size;
   s.items = s.wg == 1 ? 2048 : key_size == 4 ? 16 : 8;
+  static const char *const name = "CLSORT_MERGE";
   unsigned f[2] = {0, 0};
-  bool forced = clsort__env_fields("CLSORT_MERGE", f, 2) == 2;
-  unsigned wg = f[0], items = f[1];
-  if (forced && wg && items && (wg & (wg - 1)) == 0 && (items & (items - 1)) == 0 &&
-      wg <= ctx->max_wg_size) {
-    s.wg = wg;
-    s.items = items;
+  if (clsort__env_fields(name, f, 2) == 2 &&
+      clsort__env_field_ok(name, "WG", f[0], 1, (unsigned)ctx->max_wg_size, ENV_POW2) &&
+      clsort__env_field_ok(name, "ITEMS", f[1], 1, 8192, ENV_POW2)) {
+    s.wg = f[0];
+    s.items = f[1];
   }
   unsigned vector = 16 / (unsigned)key_size;
   if (s.items < vector) s.items = vector;

@@ -44,9 +44,10 @@ static quick_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
   unsigned wg = ctx->tuning.wg_size;
   quick_shape s = {wg == 1 ? 1024 : (unsigned)clsort__div_up(key_size == 4 ? 8192 : 4096, wg), 63};
   unsigned f[2] = {0, 0};
-  unsigned got = clsort__env_fields("CLSORT_QUICK", f, 2);
-  if (got >= 1 && f[0] >= 1 && f[0] <= 1024) s.items = f[0];
-  if (got >= 2 && f[1] % 2 == 1 && f[1] < 1024) s.samples = f[1];
+  static const char *const name = "CLSORT_QUICK";
+  unsigned got = clsort__env_fields(name, f, 2);
+  if (got >= 1 && clsort__env_field_ok(name, "ITEMS", f[0], 1, 1024, ENV_ANY)) s.items = f[0];
+  if (got >= 2 && clsort__env_field_ok(name, "SAMPLES", f[1], 1, 1023, ENV_ODD)) s.samples = f[1];
   size_t stage = key_size > value_size ? key_size : value_size;
   while (s.items > 1 && ((size_t)wg * s.items > 32768 ||
                          (size_t)wg * s.items * stage + 4096 > ctx->local_mem))

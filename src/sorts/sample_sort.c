@@ -70,11 +70,11 @@ static void read_config(const clsort_context *ctx, unsigned *k, unsigned *s, uns
   *s = 0;
   *parents = MAX_PARENTS;
   unsigned f[3] = {0, 0, 0};
-  unsigned got = clsort__env_fields("CLSORT_SAMPLE", f, 3);
-  unsigned ek = f[0], es = f[1], ep = f[2];
-  if (got >= 1 && ek >= 2 && ek <= MAX_K && (ek & (ek - 1)) == 0) *k = ek;
-  if (got >= 2 && es <= 1u << 20) *s = es;
-  if (got >= 3 && ep >= 1 && ep <= MAX_PARENTS) *parents = ep;
+  static const char *const name = "CLSORT_SAMPLE";
+  unsigned got = clsort__env_fields(name, f, 3);
+  if (got >= 1 && clsort__env_field_ok(name, "K", f[0], 2, MAX_K, ENV_POW2)) *k = f[0];
+  if (got >= 2 && clsort__env_field_ok(name, "S", f[1], 0, 1u << 20, ENV_ANY)) *s = f[1];
+  if (got >= 3 && clsort__env_field_ok(name, "P", f[2], 1, MAX_PARENTS, ENV_ANY)) *parents = f[2];
 }
 
 static unsigned log2_floor(size_t x) {

@@ -444,6 +444,215 @@ T_TEST(invalid_argument_tile_size_zero) {
   assert_nothing_modified();
 }
 
+/* ------------------------------------------- buffers the calls must refuse */
+
+/* An INVALID_ARGUMENT whose message names the buffer argument `arg`. */
+#define EXPECT_BUFFER_REFUSED(call, arg)                                                       \
+  do {                                                                                         \
+    EXPECT_ERROR(call, CLSORT_ERROR_INVALID_ARGUMENT);                                         \
+    if (!strstr(clsort_last_error_message(), "the " arg " buffer"))                            \
+      ck_abort_msg("%s: %s: the message \"%s\" does not name the %s buffer", t_where(), #call, \
+                   clsort_last_error_message(), arg);                                          \
+  } while (0)
+
+enum { BIG = (N + GUARD) * 16 * 8 }; /* bytes: large enough for any role here */
+
+static void release_mem_object(void *p) { clReleaseMemObject(p); }
+
+/* A buffer of BIG bytes on `c` with `flags` (CL_MEM_READ_ONLY, ...),
+ * holding `init` (BIG bytes), released at teardown. */
+static cl_mem flagged_buffer(cl_context c, cl_mem_flags flags, const void *init) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(c, flags | CL_MEM_COPY_HOST_PTR, BIG, (void *)init, &err);
+  ASSERT_CL(err);
+  t_defer(release_mem_object, m);
+  return m;
+}
+
+/* The buffer's bytes, read on `queue`, must still be `want`. */
+static void assert_buffer_holds(cl_command_queue queue, cl_mem m, const unsigned char *want) {
+  unsigned char *got = t_alloc(BIG);
+  ASSERT_CL(clEnqueueReadBuffer(queue, m, CL_TRUE, 0, BIG, got, 0, NULL, NULL));
+  ASSERT_EQ_MEM(got, want, BIG);
+  t_release_now(got);
+}
+
+/* A cl_mem of another OpenCL context, in every buffer argument. */
+T_TEST(invalid_argument_foreign_buffer) {
+  clsort_context *other = NULL;
+  ASSERT_OK(t_context_create(&other));
+  t_own_context(other);
+  unsigned char *init = t_alloc(BIG);
+  t_poison(init, BIG);
+  cl_mem f = flagged_buffer(clsort_context_cl_context(other), CL_MEM_READ_WRITE, init);
+  const clsort_scan_kind K = CLSORT_SCAN_INCLUSIVE;
+  const clsort_reduce_op R = CLSORT_REDUCE_SUM;
+  EXPECT_BUFFER_REFUSED(clsort_scan_buffer(T_CTX, CLSORT_U32, K, f, A->bout, N, 0, NULL, NULL),
+                        "input");
+  EXPECT_BUFFER_REFUSED(clsort_scan_buffer(T_CTX, CLSORT_U32, K, A->bin, f, N, 0, NULL, NULL),
+                        "output");
+  EXPECT_BUFFER_REFUSED(clsort_reduce_buffer(T_CTX, CLSORT_U32, R, f, N, A->bresult, 0, NULL,
+                                             NULL), "input");
+  EXPECT_BUFFER_REFUSED(clsort_reduce_buffer(T_CTX, CLSORT_U32, R, A->bin, N, f, 0, NULL, NULL),
+                        "result");
+  for (int split = 0; split < 2; split++) {
+    t_label("%s", split ? "split" : "compact");
+    clsort_status (*g)(clsort_context *, size_t, cl_mem, cl_mem, cl_mem, size_t, cl_mem, cl_uint,
+                       const cl_event *, cl_event *) =
+        split ? clsort_split_buffer : clsort_compact_buffer;
+    EXPECT_BUFFER_REFUSED(g(T_CTX, 4, f, A->bflags, A->bout, N, A->bcount, 0, NULL, NULL), "input");
+    EXPECT_BUFFER_REFUSED(g(T_CTX, 4, A->bin, f, A->bout, N, A->bcount, 0, NULL, NULL), "flags");
+    EXPECT_BUFFER_REFUSED(g(T_CTX, 4, A->bin, A->bflags, f, N, A->bcount, 0, NULL, NULL), "output");
+    EXPECT_BUFFER_REFUSED(g(T_CTX, 4, A->bin, A->bflags, A->bout, N, f, 0, NULL, NULL), "count");
+  }
+  t_label("bucket offsets and sort");
+  EXPECT_BUFFER_REFUSED(clsort_bucket_offsets_buffer(T_CTX, f, N, 4, 16, CLSORT_U32, A->boffsets,
+                                                     0, NULL, NULL), "buckets");
+  EXPECT_BUFFER_REFUSED(clsort_bucket_offsets_buffer(T_CTX, A->bbuckets, N, 4, 16, CLSORT_U32, f,
+                                                     0, NULL, NULL), "offsets");
+  EXPECT_BUFFER_REFUSED(clsort_sort_buffer(T_CTX, CLSORT_U32, f, NULL, 0, N, NULL, 0, NULL, NULL),
+                        "keys");
+  EXPECT_BUFFER_REFUSED(clsort_sort_buffer(T_CTX, CLSORT_U32, A->bout, f, 4, N, NULL, 0, NULL,
+                                           NULL), "values");
+  assert_nothing_modified();
+  t_label("the foreign buffer after the error calls");
+  assert_buffer_holds(clsort_context_queue(other), f, init);
+}
+
+/* A CL_MEM_READ_ONLY buffer where the call writes: outputs, and the sort's
+ * in-place keys and values. */
+T_TEST(invalid_argument_read_only_buffer_written) {
+  unsigned char *init = t_alloc(BIG);
+  for (size_t i = 0; i < BIG; i++) init[i] = A->in[i % sizeof A->in];
+  cl_mem ro = flagged_buffer(clsort_context_cl_context(T_CTX), CL_MEM_READ_ONLY, init);
+  const clsort_scan_kind K = CLSORT_SCAN_EXCLUSIVE;
+  EXPECT_BUFFER_REFUSED(clsort_scan_buffer(T_CTX, CLSORT_U32, K, A->bin, ro, N, 0, NULL, NULL),
+                        "output");
+  EXPECT_BUFFER_REFUSED(clsort_scan_buffer(T_CTX, CLSORT_U32, K, ro, ro, N, 0, NULL, NULL),
+                        "output"); /* in place */
+  EXPECT_BUFFER_REFUSED(clsort_reduce_buffer(T_CTX, CLSORT_U32, CLSORT_REDUCE_MAX, A->bin, N, ro, 0,
+                                             NULL, NULL), "result");
+  EXPECT_BUFFER_REFUSED(clsort_compact_buffer(T_CTX, 4, A->bin, A->bflags, ro, N, A->bcount, 0,
+                                              NULL, NULL), "output");
+  EXPECT_BUFFER_REFUSED(clsort_split_buffer(T_CTX, 4, A->bin, A->bflags, A->bout, N, ro, 0, NULL,
+                                            NULL), "count");
+  EXPECT_BUFFER_REFUSED(clsort_bucket_offsets_buffer(T_CTX, A->bbuckets, N, 4, 16, CLSORT_U64, ro,
+                                                     0, NULL, NULL), "offsets");
+  EXPECT_BUFFER_REFUSED(clsort_sort_buffer(T_CTX, CLSORT_U32, ro, NULL, 0, N, NULL, 0, NULL, NULL),
+                        "keys");
+  EXPECT_BUFFER_REFUSED(clsort_sort_buffer(T_CTX, CLSORT_U64, A->bout, ro, 8, N, NULL, 0, NULL,
+                                           NULL), "values");
+  assert_nothing_modified();
+  t_label("the read-only buffer after the error calls");
+  assert_buffer_holds(clsort_context_queue(T_CTX), ro, init);
+}
+
+/* A CL_MEM_WRITE_ONLY buffer where the call reads: inputs, the sort's keys
+ * and the offsets table (scanned in place). */
+T_TEST(invalid_argument_write_only_buffer_read) {
+  unsigned char *init = t_alloc(BIG);
+  t_poison(init, BIG);
+  cl_mem wo = flagged_buffer(clsort_context_cl_context(T_CTX), CL_MEM_WRITE_ONLY, init);
+  EXPECT_BUFFER_REFUSED(clsort_scan_buffer(T_CTX, CLSORT_I32, CLSORT_SCAN_INCLUSIVE, wo, A->bout, N,
+                                           0, NULL, NULL), "input");
+  EXPECT_BUFFER_REFUSED(clsort_reduce_buffer(T_CTX, CLSORT_U32, CLSORT_REDUCE_MIN, wo, N,
+                                             A->bresult, 0, NULL, NULL), "input");
+  EXPECT_BUFFER_REFUSED(clsort_compact_buffer(T_CTX, 8, wo, A->bflags, A->bout, N, A->bcount, 0,
+                                              NULL, NULL), "input");
+  EXPECT_BUFFER_REFUSED(clsort_split_buffer(T_CTX, 8, A->bin, wo, A->bout, N, A->bcount, 0, NULL,
+                                            NULL), "flags");
+  EXPECT_BUFFER_REFUSED(clsort_bucket_offsets_buffer(T_CTX, wo, N, 4, 16, CLSORT_U32, A->boffsets,
+                                                     0, NULL, NULL), "buckets");
+  EXPECT_BUFFER_REFUSED(clsort_bucket_offsets_buffer(T_CTX, A->bbuckets, N, 4, 16, CLSORT_U32, wo,
+                                                     0, NULL, NULL), "offsets");
+  EXPECT_BUFFER_REFUSED(clsort_sort_buffer(T_CTX, CLSORT_F32, wo, NULL, 0, N, NULL, 0, NULL, NULL),
+                        "keys");
+  assert_nothing_modified();
+  t_label("the write-only buffer after the error calls");
+  assert_buffer_holds(clsort_context_queue(T_CTX), wo, init);
+}
+
+/* One cl_mem in two roles that must be distinct (scan's in-place output is
+ * the one documented exception). */
+T_TEST(invalid_argument_same_buffer_twice) {
+  const clsort_status E = CLSORT_ERROR_INVALID_ARGUMENT;
+  cl_mem b = A->bout; /* poisoned, and must stay so */
+  cl_mem other_out = t_buffer((N + GUARD) * 16, NULL);
+  t_label("sort keys and values");
+  EXPECT_ERROR(clsort_sort_buffer(T_CTX, CLSORT_U32, b, b, 4, N, NULL, 0, NULL, NULL), E);
+  ASSERT_NOT_NULL(strstr(clsort_last_error_message(), "keys and values"));
+  t_label("reduce input and result");
+  EXPECT_ERROR(clsort_reduce_buffer(T_CTX, CLSORT_U32, CLSORT_REDUCE_SUM, b, N, b, 0, NULL, NULL),
+               E);
+  for (int split = 0; split < 2; split++) {
+    t_label("%s", split ? "split" : "compact");
+    clsort_status (*g)(clsort_context *, size_t, cl_mem, cl_mem, cl_mem, size_t, cl_mem, cl_uint,
+                       const cl_event *, cl_event *) =
+        split ? clsort_split_buffer : clsort_compact_buffer;
+    EXPECT_ERROR(g(T_CTX, 4, A->bin, b, b, N, A->bcount, 0, NULL, NULL), E); /* output, flags */
+    EXPECT_ERROR(g(T_CTX, 4, A->bin, A->bflags, b, N, b, 0, NULL, NULL), E); /* count, output */
+    EXPECT_ERROR(g(T_CTX, 4, b, A->bflags, other_out, N, b, 0, NULL, NULL), E); /* count, input */
+    EXPECT_ERROR(g(T_CTX, 1, A->bin, b, other_out, N, b, 0, NULL, NULL), E); /* count, flags */
+  }
+  t_label("bucket offsets");
+  EXPECT_ERROR(clsort_bucket_offsets_buffer(T_CTX, b, N, 4, 16, CLSORT_U32, b, 0, NULL, NULL), E);
+  ASSERT_NOT_NULL(strstr(clsort_last_error_message(), "offsets must not be the buckets"));
+  assert_nothing_modified();
+  unsigned char *got = t_read_buffer(other_out, (N + GUARD) * 16);
+  ASSERT_POISON(got, 0, (N + GUARD) * 16);
+}
+
+/* Bucket ids at or above num_buckets, which the histogram would count in
+ * no bucket: refused before any offset is written, by both forms. */
+T_TEST(invalid_argument_bucket_id_out_of_range) {
+  const clsort_status E = CLSORT_ERROR_INVALID_ARGUMENT;
+  enum { NB = 4 };
+  unsigned ids[N], ids_copy[N];
+  for (int i = 0; i < N; i++) ids[i] = (unsigned)i % NB;
+  static const struct {
+    size_t at;
+    unsigned id;
+  } bad[] = {{37, NB}, {0, NB}, {N - 1, NB + 1}, {5, UINT32_MAX}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    unsigned saved = ids[bad[k].at];
+    ids[bad[k].at] = bad[k].id;
+    if (k == 3) ids[40] = NB; /* a later bad id: the message names the first */
+    memcpy(ids_copy, ids, sizeof ids);
+    t_label("bucket id %u at %zu, host", bad[k].id, bad[k].at);
+    EXPECT_ERROR(clsort_bucket_offsets(T_CTX, ids, N, NB, 16, CLSORT_U32, A->out), E);
+    char where[48];
+    snprintf(where, sizeof where, "at index %zu", bad[k].at);
+    ASSERT_NOT_NULL(strstr(clsort_last_error_message(), where));
+    ASSERT_EQ_MEM(ids, ids_copy, sizeof ids);
+    t_label("bucket id %u at %zu, buffer", bad[k].id, bad[k].at);
+    cl_mem bids = t_buffer(sizeof ids, ids);
+    EXPECT_ERROR(clsort_bucket_offsets_buffer(T_CTX, bids, N, NB, 16, CLSORT_U64, A->boffsets, 0,
+                                              NULL, NULL), E);
+    char largest[48];
+    snprintf(largest, sizeof largest, "bucket id %u", bad[k].id);
+    ASSERT_NOT_NULL(strstr(clsort_last_error_message(), largest));
+    unsigned *got = t_read_buffer(bids, sizeof ids);
+    ASSERT_EQ_MEM(got, ids_copy, sizeof ids);
+    t_release_now(got);
+    t_release_now(bids);
+    ids[bad[k].at] = saved;
+    ids[40] = 40 % NB;
+  }
+  assert_nothing_modified();
+  /* The largest valid id everywhere is accepted, by both forms. */
+  t_label("every id num_buckets - 1");
+  for (int i = 0; i < N; i++) ids[i] = NB - 1;
+  uint64_t want[NB * 4];
+  t_ref_bucket_offsets(ids, N, NB, 16, want);
+  uint64_t got[NB * 4];
+  ASSERT_OK(clsort_bucket_offsets(T_CTX, ids, N, NB, 16, CLSORT_U64, got));
+  ASSERT_EQ_ELEMS(got, want, NB * 4, 8);
+  cl_mem bids = t_buffer(sizeof ids, ids), bofs = t_buffer(sizeof got, NULL);
+  ASSERT_OK(clsort_bucket_offsets_buffer(T_CTX, bids, N, NB, 16, CLSORT_U64, bofs, 0, NULL, NULL));
+  t_read_into(bofs, got, sizeof got);
+  ASSERT_EQ_ELEMS(got, want, NB * 4, 8);
+}
+
 /* Each sort entry point with bad options; the keys stay as they were. */
 static void expect_sort_error(clsort_type t, const clsort_options *o, clsort_status want) {
   unsigned char *keys = A->out, *vals = A->out + 8 * N;
@@ -720,6 +929,11 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, invalid_argument_wait_list_null);
   tcase_add_test(tc, invalid_argument_bucket_count);
   tcase_add_test(tc, invalid_argument_tile_size_zero);
+  tcase_add_test(tc, invalid_argument_foreign_buffer);
+  tcase_add_test(tc, invalid_argument_read_only_buffer_written);
+  tcase_add_test(tc, invalid_argument_write_only_buffer_read);
+  tcase_add_test(tc, invalid_argument_same_buffer_twice);
+  tcase_add_test(tc, invalid_argument_bucket_id_out_of_range);
   tcase_add_test(tc, invalid_argument_sort_flags);
   tcase_add_test(tc, invalid_argument_sort_algorithm);
   tcase_add_test(tc, invalid_argument_sort_bit_range);

@@ -1,12 +1,18 @@
 /* test_context.c: device selection (environment, specs, the default rule),
- * the context accessors, contexts on the caller's queue, and contexts used
- * concurrently from several threads. */
+ * the context accessors, contexts on the caller's queue, contexts used
+ * concurrently from several threads, and tuning overrides out of range. */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+/* Private (internal.h): the -D flags of the context's launch shape. */
+const char *clsort__common_options(const clsort_context *ctx);
 
 /* ------------------------------------------ the devices, as OpenCL lists them */
 typedef struct dev_ref {
@@ -55,6 +61,7 @@ static const dev_ref *expected_default(void) {
 }
 
 static void ctx_setup(void) {
+  alarm(0); /* a hang guard left by a test that failed (see hang_guard) */
   t_setup_no_ctx();
   t_unsetenv("CLSORT_DEVICE");
   list_devices();
@@ -483,6 +490,124 @@ T_TEST(contexts_are_independent) {
   quick_scan(b, 4097);
 }
 
+/* ------------------------------------------------- tuning overrides */
+
+/* A call that hangs ends the program with a message instead of running
+ * into meson's timeout. */
+static void on_hang(int sig) {
+  (void)sig;
+  static const char msg[] = "test_context: a call with an out-of-range override hung\n";
+  ssize_t w = write(2, msg, sizeof msg - 1);
+  (void)w;
+  _exit(1);
+}
+
+static void hang_guard(unsigned seconds) {
+  signal(SIGALRM, on_hang);
+  alarm(seconds);
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A sort of n random u32 keys with the algorithm, checked. */
+static void checked_sort(clsort_context *c, clsort_algorithm algorithm, size_t n) {
+  uint32_t *keys = t_alloc(n * 4), *want = t_alloc(n * 4);
+  t_rng r;
+  t_rng_init(&r, "context checked sort");
+  t_fill_int(&r, CLSORT_U32, keys, n);
+  memcpy(want, keys, n * 4);
+  qsort(want, n, 4, cmp_u32);
+  clsort_options o = {algorithm, 0u, 0u, 0u};
+  ASSERT_OK(clsort_sort(c, CLSORT_U32, keys, n, &o));
+  ASSERT_EQ_ELEMS(keys, want, n, 4);
+  t_release_now(want);
+  t_release_now(keys);
+}
+
+/* The hang of issue 13: CLSORT_TUNING=1:4294967292:1 made a 100k scan run
+ * for minutes. Every CLSORT_TUNING with a field out of range (or too few
+ * fields) leaves the default shape, says why under CLSORT_LOG=debug, and
+ * the scan returns promptly with the right sums. */
+T_TEST(tuning_out_of_range_keeps_default_shape) {
+  clsort_context *c = create_or_fail(t_device_spec());
+  char want[192];
+  snprintf(want, sizeof want, "%s", clsort__common_options(c));
+  t_release_now(c);
+  static const char *const bad[] = {"1:4294967292:1", "0:16:2",       "3:16:2",   "1048576:16:2",
+                                    "16:18:2",        "16:512:2",     "16:0:2",   "16:16:0",
+                                    "16:16:65",       "16:16:2:6",    "16:16:2:512",
+                                    "16:16",          "junk",         "16:-16:2", ""};
+  t_unsetenv("CLSORT_TUNING"); /* restored at teardown; set directly below */
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    t_label("CLSORT_TUNING=\"%s\"", bad[i]);
+    setenv("CLSORT_TUNING", bad[i], 1);
+    c = create_or_fail(t_device_spec());
+    ASSERT_EQ_STR(clsort__common_options(c), want);
+    t_release_now(c);
+  }
+  /* The message, on stderr (fd 2 sent to a file for the creation). */
+  setenv("CLSORT_TUNING", "1:4294967292:1", 1);
+  t_setenv("CLSORT_LOG", "debug");
+  char path[512];
+  snprintf(path, sizeof path, "%s/stderr", t_temp_dir("tuning"));
+  int file = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644), saved = dup(2);
+  ASSERT_TRUE(file >= 0 && saved >= 0);
+  fflush(stderr);
+  dup2(file, 2);
+  clsort_context *logged = NULL;
+  clsort_status st = t_context_create(&logged);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(file);
+  if (logged) t_own_context(logged);
+  ASSERT_OK(st);
+  t_unsetenv("CLSORT_LOG");
+  char text[4096] = {0};
+  FILE *f = fopen(path, "r");
+  ASSERT_NOT_NULL(f);
+  size_t got = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[got] = '\0';
+  t_label("the debug log: \"%.300s\"", text);
+  ASSERT_NOT_NULL(strstr(text, "CLSORT_TUNING: ITEMS=4294967292 ignored"));
+  t_label("a 100k scan with CLSORT_TUNING=1:4294967292:1");
+  hang_guard(120);
+  quick_scan(logged, 100000);
+  alarm(0);
+}
+
+/* The algorithms' overrides with every field out of range: ignored, so
+ * each sort runs its default shape (no new kernel variant) and returns
+ * promptly with sorted keys. */
+T_TEST(algorithm_overrides_out_of_range_ignored) {
+  static const struct {
+    const char *name;
+    clsort_algorithm algorithm;
+    const char *values[4];
+  } cases[] = {
+      {"CLSORT_SAMPLE", CLSORT_SAMPLE, {"3", "512", "1:2000000:0", "junk"}},
+      {"CLSORT_MERGE", CLSORT_MERGE, {"3:16", "1:16384", "0:0", "4294967295:4294967295"}},
+      {"CLSORT_QUICK", CLSORT_QUICK, {"0", "4294967295:64", "1025:1024", "-1"}},
+      {"CLSORT_BITONIC", CLSORT_BITONIC, {"0", "9", "5:64", "4294967295:3"}},
+  };
+  clsort_context *c = create_or_fail(t_device_spec());
+  hang_guard(300);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    t_unsetenv(cases[i].name); /* restored at teardown; set directly below */
+    for (size_t v = 0; v < 4; v++) {
+      t_label("%s=\"%s\"", cases[i].name, cases[i].values[v]);
+      setenv(cases[i].name, cases[i].values[v], 1);
+      checked_sort(c, cases[i].algorithm, 20000 + 1000 * v);
+    }
+    unsetenv(cases[i].name);
+  }
+  alarm(0);
+}
+
 static void add(Suite *s, unsigned tiers) {
   if (!(tiers & T_QUICK)) return;
   TCase *tc = tcase_create("context");
@@ -500,6 +625,8 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, invalid_argument_caller_queue);
   tcase_add_test(tc, threads_with_own_contexts);
   tcase_add_test(tc, contexts_are_independent);
+  tcase_add_test(tc, tuning_out_of_range_keeps_default_shape);
+  tcase_add_test(tc, algorithm_overrides_out_of_range_ignored);
 }
 
 int main(int argc, char **argv) { return t_main(argc, argv, "context", add); }
