@@ -25,7 +25,7 @@ extern "C" {
 /* ---------------------------------------------------------------- version */
 /* The version is defined here once; meson reads it from these lines. */
 #define CLSORT_VERSION_MAJOR 0
-#define CLSORT_VERSION_MINOR 1
+#define CLSORT_VERSION_MINOR 2
 #define CLSORT_VERSION_PATCH 0
 #define CLSORT_VERSION_NUMBER \
   (CLSORT_VERSION_MAJOR * 10000 + CLSORT_VERSION_MINOR * 100 + CLSORT_VERSION_PATCH)
@@ -221,6 +221,22 @@ CLSORT_API cl_device_id clsort_context_device(const clsort_context *ctx);
  * when none was built, or it was loaded from the disk cache). */
 CLSORT_API const char *clsort_context_build_log(const clsort_context *ctx);
 
+/* The folder where the context keeps compiled kernels between processes
+ * (CLSORT_CACHE_DIR, else $XDG_CACHE_HOME/clsort, else ~/.cache/clsort), or
+ * NULL when the disk cache is off (CLSORT_CACHE=0) or ctx is NULL. Since
+ * 0.2. */
+CLSORT_API const char *clsort_context_cache_dir(const clsort_context *ctx);
+
+/* Called on the calling thread just before the context compiles a kernel
+ * program from source, which takes seconds on some devices (a program
+ * found in memory or in the disk cache calls nothing), with the device's
+ * name, the disk-cache folder (NULL when off) and `user`. A command-line
+ * tool can say why the first call is slow. NULL removes the callback.
+ * Since 0.2. */
+typedef void (*clsort_build_callback)(const char *device_name, const char *cache_dir, void *user);
+CLSORT_API void clsort_context_set_build_callback(clsort_context *ctx,
+                                                  clsort_build_callback callback, void *user);
+
 /* Applies the default-device rule of clsort_context_create(NULL) without
  * creating anything. *platform and *device receive the chosen indices and
  * *reason (if not NULL) a static sentence saying why ("CLSORT_DEVICE=gpu",
@@ -369,6 +385,41 @@ CLSORT_API clsort_status clsort_bucket_offsets_buffer(clsort_context *ctx, cl_me
 CLSORT_API clsort_status clsort_bucket_offsets(clsort_context *ctx, const unsigned *buckets,
                                                size_t n, unsigned num_buckets, size_t tile_size,
                                                clsort_type offset_type, void *offsets);
+
+/* ------------------------------------------------------- building ahead */
+/* The kinds of call clsort_prepare builds kernels for. */
+typedef enum clsort_operation {
+  CLSORT_OP_SORT = 0,          /* clsort_sort; clsort_sort_buffer without values */
+  CLSORT_OP_SORT_PAIRS = 1,    /* clsort_sort_pairs and clsort_sort_buffer with values */
+  CLSORT_OP_ARGSORT = 2,       /* clsort_argsort */
+  CLSORT_OP_SCAN = 3,          /* clsort_scan(_buffer), both kinds */
+  CLSORT_OP_REDUCE = 4,        /* clsort_reduce(_buffer), every op */
+  CLSORT_OP_COMPACT = 5,       /* clsort_compact and clsort_split (and _buffer) */
+  CLSORT_OP_BUCKET_OFFSETS = 6 /* clsort_bucket_offsets(_buffer) */
+} clsort_operation;
+
+/* Builds now, or loads from the disk cache, every kernel that calls of
+ * kind `op` with these arguments use, for any n below 2^30, so that those
+ * calls start without compiling anything: for programs that want the cost
+ * at start-up rather than in their first timed call. The first use of a
+ * kernel on a device compiles it (seconds on CPUs through PoCL); later
+ * processes load it from the disk cache (see clsort_context_cache_dir).
+ *
+ * `type` is the key or element type (the offset type, CLSORT_U32 or
+ * CLSORT_U64, for bucket offsets; ignored for compact). `size` is the
+ * value size (pairs: 4 or 8), the index size (argsort: 4 or 8) or the
+ * element size (compact: 1, 2, 4, 8 or 16); ignored otherwise. `options`
+ * as the sorts take them (NULL: defaults); CLSORT_AUTO prepares every
+ * algorithm AUTO may pick for those flags. Ignored for the primitives.
+ *
+ * It runs the operation once on synthetic data at each size where the
+ * algorithms change kernels (up to 2^22 + 3 elements on GPUs, 2^17 + 5 on
+ * CPUs), in the context's staging and scratch memory, which the context
+ * keeps for later calls as usual; so the kernels are also exercised once.
+ * Returns what the matching call would for invalid arguments, else as the
+ * calls themselves. Since 0.2. */
+CLSORT_API clsort_status clsort_prepare(clsort_context *ctx, clsort_operation op, clsort_type type,
+                                        size_t size, const clsort_options *options);
 
 #ifdef __cplusplus
 }

@@ -58,7 +58,15 @@ static clsort_status new_context(clsort_context **out) {
   if (!*out)
     return clsort__fail(CLSORT_ERROR_OUT_OF_MEMORY, CL_OUT_OF_HOST_MEMORY, __FILE__, __LINE__,
                         "no host memory for a context%s", after == 0 ? " (injected)" : "");
-  if (pthread_mutex_init(&(*out)->lock, NULL) != 0) {
+  /* Recursive: clsort_prepare runs public calls under its own lock. */
+  pthread_mutexattr_t attr;
+  bool locked = pthread_mutexattr_init(&attr) == 0;
+  if (locked) {
+    locked = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) == 0 &&
+             pthread_mutex_init(&(*out)->lock, &attr) == 0;
+    pthread_mutexattr_destroy(&attr);
+  }
+  if (!locked) {
     free(*out);
     *out = NULL;
     return FAIL(CLSORT_ERROR_OUT_OF_MEMORY, "cannot create the context's mutex");
@@ -196,4 +204,16 @@ cl_device_id clsort_context_device(const clsort_context *ctx) { return ctx ? ctx
 
 clsort__build_stats clsort__context_build_stats(const clsort_context *ctx) { return ctx->stats; }
 const char *clsort__cache_dir(const clsort_context *ctx) { return ctx->cache_dir; }
+const char *clsort_context_cache_dir(const clsort_context *ctx) {
+  return ctx ? ctx->cache_dir : NULL;
+}
+
+void clsort_context_set_build_callback(clsort_context *ctx, clsort_build_callback callback,
+                                       void *user) {
+  if (!ctx) return;
+  pthread_mutex_lock(&ctx->lock);
+  ctx->build_callback = callback;
+  ctx->build_callback_user = user;
+  pthread_mutex_unlock(&ctx->lock);
+}
 int clsort__uses_ptx(const clsort_context *ctx) { return ctx->tuning.use_ptx; }

@@ -141,6 +141,9 @@ struct clsort_context {
 
   /* Held for the whole of every public call on the context (LOCKED). */
   pthread_mutex_t lock;
+  /* Called before a program is compiled from source (program.c). */
+  clsort_build_callback build_callback;
+  void *build_callback_user;
 
   /* Fault injection: allocations left before the next one fails (-1: off),
    * and whether program builds are forced to fail. */
@@ -155,8 +158,8 @@ struct clsort_context {
  * the body's checks). The queue, the scratch buffers and the program cache
  * are not safe to share (PoCL aborts when two threads enqueue on one
  * queue), so calls on one context from several threads are serialised.
- * Only public entry points lock and none calls another, so the mutex is
- * never taken twice by one thread. */
+ * The mutex is recursive, so a public call may make others
+ * (clsort_prepare does). */
 #define LOCKED(ctx, call) (clsort__enter(ctx), clsort__leave((ctx), (call)))
 void clsort__enter(clsort_context *ctx);
 clsort_status clsort__leave(clsort_context *ctx, clsort_status st);
