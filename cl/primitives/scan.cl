@@ -32,13 +32,7 @@ inline void FN(load_run)(__global const T *in, ulong first, ulong end, T *v) {
   if (first + ITEMS <= end) {
     __global const T4 *in4 = (__global const T4 *)(in + first);
 UNROLL_FULL
-    for (uint j = 0; j < ITEMS / 4; j++) {
-      T4 q = in4[j];
-      v[4 * j] = q.x;
-      v[4 * j + 1] = q.y;
-      v[4 * j + 2] = q.z;
-      v[4 * j + 3] = q.w;
-    }
+    for (uint j = 0; j < ITEMS / 4; j++) vstore4(in4[j], j, v);
   } else {
 UNROLL_FULL
     for (uint k = 0; k < ITEMS; k++) v[k] = first + k < end ? in[first + k] : (T)0;

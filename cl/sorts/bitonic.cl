@@ -62,6 +62,10 @@
 #endif
 #define KEY_V CAT(KEY_T, BT_V)
 #define VALUE_V CAT(VALUE_T, BT_V)
+/* Between a vector and a register array of its lanes:
+ * BT_LANES(vector, 0, array) and BT_VECTOR(0, array). */
+#define BT_LANES CAT(vstore, BT_V)
+#define BT_VECTOR CAT(vload, BT_V)
 
 #define TILE_KERNEL __kernel __attribute__((reqd_work_group_size(BT_WG, 1, 1)))
 #define GLOBAL_KERNEL __kernel __attribute__((reqd_work_group_size(BT_GLOBAL_WG, 1, 1)))
@@ -176,24 +180,8 @@ inline void tile_load(local tile_mem *m, const global KEY_T *keys, const global 
     KEY_T kk[BT_V];
     VALUE_T vv[BT_V];
     if (aligned && at + BT_V <= len) {
-      KEY_V v = ((const global KEY_V *)keys)[(begin + at) / BT_V];
-      kk[0] = v.s0;
-      kk[1] = v.s1;
-#if BT_V == 4
-      kk[2] = v.s2;
-      kk[3] = v.s3;
-#endif
-#if HAS_VALUES
-      if (!make_index) {
-        VALUE_V w = ((const global VALUE_V *)vals)[(begin + at) / BT_V];
-        vv[0] = w.s0;
-        vv[1] = w.s1;
-#if BT_V == 4
-        vv[2] = w.s2;
-        vv[3] = w.s3;
-#endif
-      }
-#endif
+      BT_LANES(((const global KEY_V *)keys)[(begin + at) / BT_V], 0, kk);
+      IF_VALUES(if (!make_index) BT_LANES(((const global VALUE_V *)vals)[(begin + at) / BT_V], 0, vv));
     } else {
       BT_UNROLL for (uint l = 0; l < BT_V; l++) {
         kk[l] = at + l < len ? keys[begin + at + l] : 0;
@@ -216,22 +204,19 @@ inline void tile_store(local const tile_mem *m, global KEY_T *keys, global VALUE
   for (uint i = get_local_id(0); i < (len + BT_V - 1) / BT_V; i += BT_WG) {
     uint at = i * BT_V;
     KEY_T kk[BT_V];
-    BT_UNROLL for (uint l = 0; l < BT_V; l++) kk[l] = bits_to_key(m->k[PAD(at + l)], kind, desc);
+    VALUE_T vv[BT_V];
+    BT_UNROLL for (uint l = 0; l < BT_V; l++) {
+      kk[l] = bits_to_key(m->k[PAD(at + l)], kind, desc);
+      IF_VALUES(vv[l] = m->v[PAD(at + l)]);
+    }
     if (aligned && at + BT_V <= len) {
-#if BT_V == 4
-      ((global KEY_V *)keys)[(begin + at) / BT_V] = (KEY_V)(kk[0], kk[1], kk[2], kk[3]);
-      IF_VALUES(((global VALUE_V *)vals)[(begin + at) / BT_V] = (VALUE_V)(
-                    m->v[PAD(at)], m->v[PAD(at + 1)], m->v[PAD(at + 2)], m->v[PAD(at + 3)]));
-#else
-      ((global KEY_V *)keys)[(begin + at) / BT_V] = (KEY_V)(kk[0], kk[1]);
-      IF_VALUES(((global VALUE_V *)vals)[(begin + at) / BT_V] =
-                    (VALUE_V)(m->v[PAD(at)], m->v[PAD(at + 1)]));
-#endif
+      ((global KEY_V *)keys)[(begin + at) / BT_V] = BT_VECTOR(0, kk);
+      IF_VALUES(((global VALUE_V *)vals)[(begin + at) / BT_V] = BT_VECTOR(0, vv));
     } else {
       BT_UNROLL for (uint l = 0; l < BT_V; l++) {
         if (at + l < len) {
           keys[begin + at + l] = kk[l];
-          IF_VALUES(vals[begin + at + l] = m->v[PAD(at + l)]);
+          IF_VALUES(vals[begin + at + l] = vv[l]);
         }
       }
     }
@@ -455,22 +440,8 @@ inline void vector_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
   KEY_T kk[BT_V];
   VALUE_T vv[BT_V];
   if (e + BT_V <= n) {
-    KEY_V v = ((const global KEY_V *)keys)[vi];
-    kk[0] = v.s0;
-    kk[1] = v.s1;
-#if BT_V == 4
-    kk[2] = v.s2;
-    kk[3] = v.s3;
-#endif
-#if HAS_VALUES
-    VALUE_V w = ((const global VALUE_V *)vals)[vi];
-    vv[0] = w.s0;
-    vv[1] = w.s1;
-#if BT_V == 4
-    vv[2] = w.s2;
-    vv[3] = w.s3;
-#endif
-#endif
+    BT_LANES(((const global KEY_V *)keys)[vi], 0, kk);
+    IF_VALUES(BT_LANES(((const global VALUE_V *)vals)[vi], 0, vv));
   } else {
     BT_UNROLL for (uint l = 0; l < BT_V; l++) {
       kk[l] = e + l < n ? keys[e + l] : 0;
@@ -503,17 +474,8 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
 #endif
   }
   if (e + BT_V <= n) {
-#if BT_V == 4
-    ((global KEY_V *)keys)[vi] = (KEY_V)(kk[0], kk[1], kk[2], kk[3]);
-#if HAS_VALUES
-    ((global VALUE_V *)vals)[vi] = (VALUE_V)(vv[0], vv[1], vv[2], vv[3]);
-#endif
-#else
-    ((global KEY_V *)keys)[vi] = (KEY_V)(kk[0], kk[1]);
-#if HAS_VALUES
-    ((global VALUE_V *)vals)[vi] = (VALUE_V)(vv[0], vv[1]);
-#endif
-#endif
+    ((global KEY_V *)keys)[vi] = BT_VECTOR(0, kk);
+    IF_VALUES(((global VALUE_V *)vals)[vi] = BT_VECTOR(0, vv));
   } else {
     BT_UNROLL for (uint l = 0; l < BT_V; l++) {
       if (e + l < n) {

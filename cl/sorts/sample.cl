@@ -166,13 +166,7 @@ inline void load_vector(const global KEY_T *keys, ulong v, ulong lo, ulong hi, K
                         bool *valid) {
   ulong e = v * SS_V;
   if (e >= lo && e + SS_V <= hi) {
-    KEY_V q = ((const global KEY_V *)keys)[v];
-    out[0] = q.s0;
-    out[1] = q.s1;
-#if SS_V == 4
-    out[2] = q.s2;
-    out[3] = q.s3;
-#endif
+    CAT(vstore, SS_V)(((const global KEY_V *)keys)[v], 0, out);
     UNROLL_FULL for (uint l = 0; l < SS_V; l++) valid[l] = true;
   } else {
     UNROLL_FULL for (uint l = 0; l < SS_V; l++) {
@@ -244,15 +238,18 @@ inline void write_counts(const parent_t *p, const global OFFSET_T *table, global
   }
 }
 
+/* Step 5's parameters, the same in both shapes below. */
+#define SCATTER_PARAMS                                                                         \
+  const global KEY_T *keys_in, global KEY_T *keys_out, const global VALUE_T *vals_in,          \
+      global VALUE_T *vals_out, global ulong *aux, ulong parents_off, uint num_parents,        \
+      ulong counts_off, const global KEY_T *samples, ulong chunk, int kind, int desc,          \
+      const global OFFSET_T *table, int make_index
+
 #if WG_SIZE == 1
 /* Step 5 on one-work-item groups (the CPU shape): a serial counting
  * scatter of the chunk straight to its buckets. Order within a bucket is
  * of no concern (the sort is not stable). */
-KERNEL void sample_scatter(const global KEY_T *keys_in, global KEY_T *keys_out,
-                           const global VALUE_T *vals_in, global VALUE_T *vals_out,
-                           global ulong *aux, ulong parents_off, uint num_parents,
-                           ulong counts_off, const global KEY_T *samples, ulong chunk, int kind,
-                           int desc, const global OFFSET_T *table, int make_index) {
+KERNEL void sample_scatter(SCATTER_PARAMS) {
   local KEY_T tree[SS_K], spl[SS_K];
   local OFFSET_T next[NB_MAX];
   ulong g = get_group_id(0);
@@ -283,11 +280,7 @@ KERNEL void sample_scatter(const global KEY_T *keys_in, global KEY_T *keys_out,
  * Work-group: WG_SIZE. Local: SS_TILE keys with 2-byte buckets (and
  * 2-byte positions), the splitters, and four NB_MAX-entry tables.
  * Loop invariant: base[b] = where the chunk's next key of bucket b goes. */
-KERNEL void sample_scatter(const global KEY_T *keys_in, global KEY_T *keys_out,
-                           const global VALUE_T *vals_in, global VALUE_T *vals_out,
-                           global ulong *aux, ulong parents_off, uint num_parents,
-                           ulong counts_off, const global KEY_T *samples, ulong chunk, int kind,
-                           int desc, const global OFFSET_T *table, int make_index) {
+KERNEL void sample_scatter(SCATTER_PARAMS) {
   local KEY_T tree[SS_K], spl[SS_K];
   local KEY_T lkeys[SS_TILE];
   local ushort lbucket[SS_TILE];
