@@ -221,18 +221,24 @@ CLSORT_API cl_device_id clsort_context_device(const clsort_context *ctx);
  * when none was built, or it was loaded from the disk cache). */
 CLSORT_API const char *clsort_context_build_log(const clsort_context *ctx);
 
-/* The folder where the context keeps compiled kernels between processes
- * (CLSORT_CACHE_DIR, else $XDG_CACHE_HOME/clsort, else ~/.cache/clsort), or
- * NULL when the disk cache is off (CLSORT_CACHE=0) or ctx is NULL. Since
- * 0.2. */
+/* The folder where compiled kernels are kept between processes, or NULL
+ * when they are not (CLSORT_CACHE=0) or ctx is NULL. Usually the library's
+ * own disk cache: CLSORT_CACHE_DIR, else $XDG_CACHE_HOME/clsort, else
+ * ~/.cache/clsort. On PoCL the library leaves caching to PoCL's kernel
+ * cache, which compiles only the kernels that calls use (POCL_CACHE_DIR,
+ * else $XDG_CACHE_HOME/pocl/kcache or ~/.cache/pocl/kcache; none with
+ * POCL_KERNEL_CACHE=0); CLSORT_CACHE=1 makes it use its own there too.
+ * Since 0.2. */
 CLSORT_API const char *clsort_context_cache_dir(const clsort_context *ctx);
 
 /* Called on the calling thread just before the context compiles a kernel
  * program from source, which takes seconds on some devices (a program
- * found in memory or in the disk cache calls nothing), with the device's
- * name, the disk-cache folder (NULL when off) and `user`. A command-line
- * tool can say why the first call is slow. NULL removes the callback.
- * Since 0.2. */
+ * found in memory or in the library's disk cache calls nothing), with the
+ * device's name, clsort_context_cache_dir() and `user`. A driver's own
+ * cache may still make that compile quick, and some drivers (PoCL) compile
+ * each kernel at its first launch: a tool that wants to say why a call is
+ * slow should time the whole call and speak only when it is slow and a
+ * build happened in it. NULL removes the callback. Since 0.2. */
 typedef void (*clsort_build_callback)(const char *device_name, const char *cache_dir, void *user);
 CLSORT_API void clsort_context_set_build_callback(clsort_context *ctx,
                                                   clsort_build_callback callback, void *user);

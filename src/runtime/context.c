@@ -82,7 +82,7 @@ static clsort_status read_environment(clsort_context *ctx) {
   ctx->fail_build = fail_build && *fail_build && strcmp(fail_build, "0") != 0;
   const char *profile = getenv("CLSORT_PROFILE");
   ctx->profile = profile && *profile && strcmp(profile, "0") != 0;
-  return clsort__cache_dir_from_env(ctx, &ctx->cache_dir);
+  return clsort__cache_dirs_from_env(ctx);
 }
 
 static clsort_status finish_setup(clsort_context *ctx) {
@@ -105,6 +105,7 @@ static void destroy(clsort_context *ctx) {
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);
   if (ctx->cl_ctx) clReleaseContext(ctx->cl_ctx);
   free(ctx->cache_dir);
+  free(ctx->driver_cache_dir);
   pthread_mutex_destroy(&ctx->lock);
   free(ctx);
 }
@@ -205,7 +206,7 @@ cl_device_id clsort_context_device(const clsort_context *ctx) { return ctx ? ctx
 clsort__build_stats clsort__context_build_stats(const clsort_context *ctx) { return ctx->stats; }
 const char *clsort__cache_dir(const clsort_context *ctx) { return ctx->cache_dir; }
 const char *clsort_context_cache_dir(const clsort_context *ctx) {
-  return ctx ? ctx->cache_dir : NULL;
+  return !ctx ? NULL : ctx->cache_dir ? ctx->cache_dir : ctx->driver_cache_dir;
 }
 
 void clsort_context_set_build_callback(clsort_context *ctx, clsort_build_callback callback,

@@ -246,7 +246,8 @@ static clsort_status build(clsort_context *ctx, const clsort__program_spec *spec
   }
   /* Compiling takes seconds on some devices: the caller may say so. */
   if (ctx->build_callback)
-    ctx->build_callback(ctx->device_name, ctx->cache_dir, ctx->build_callback_user);
+    ctx->build_callback(ctx->device_name, clsort_context_cache_dir(ctx),
+                        ctx->build_callback_user);
   cl_int err;
   const char *sources[1] = {source};
   program = clCreateProgramWithSource(ctx->cl_ctx, 1, sources, NULL, &err);

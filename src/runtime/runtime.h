@@ -134,7 +134,8 @@ struct clsort_context {
   clsort__program *programs; /* in-memory cache, one entry per variant */
   char *build_log;
   clsort__build_stats stats;
-  char *cache_dir; /* NULL: disk cache off */
+  char *cache_dir;        /* our disk cache; NULL: off */
+  char *driver_cache_dir; /* the driver's own, when it is used instead (PoCL) */
 
   cl_mem scratch[SLOT_COUNT_];
   size_t scratch_size[SLOT_COUNT_];
@@ -212,7 +213,12 @@ void clsort__hash_hex(const clsort__hash *h, char out[33]);
 /* disk_cache.c */
 /* The disk-cache directory the environment asks for, or NULL (*out) when
  * the disk cache is off. */
-clsort_status clsort__cache_dir_from_env(clsort_context *ctx, char **out);
+/* Where compiled programs are kept between processes, from the
+ * environment and the device (read before): our disk cache (cache_dir),
+ * or, on a driver that caches its kernels itself and compiles them lazily
+ * (PoCL), that driver's cache (driver_cache_dir) and none of ours.
+ * CLSORT_CACHE=0 turns both off; CLSORT_CACHE=1 uses ours everywhere. */
+clsort_status clsort__cache_dirs_from_env(clsort_context *ctx);
 /* Returns a malloc'ed binary, or NULL when absent or corrupt; *corrupt
  * tells the two apart. */
 unsigned char *clsort__disk_cache_load(clsort_context *ctx, const char *key_hex,

@@ -17,7 +17,9 @@ static void cache_setup(void) {
   t_setup_no_ctx();
   cache_dir_ = t_temp_dir("cache");
   t_setenv("CLSORT_CACHE_DIR", cache_dir_);
-  t_unsetenv("CLSORT_CACHE");
+  /* The library's own disk cache, also on PoCL, where it would otherwise
+   * leave caching to PoCL (see pocl_default_leaves_caching_to_pocl). */
+  t_setenv("CLSORT_CACHE", "1");
   t_unsetenv("CLSORT_KERNEL_DIR");
   t_unsetenv("CLSORT_EXTRA_BUILD_OPTIONS");
 }
@@ -332,6 +334,33 @@ T_TEST(unusable_cache_dir_still_works) {
   ASSERT_EQ_U64(clsort__context_build_stats(c).from_disk, 0);
 }
 
+/* On PoCL, left to itself (CLSORT_CACHE unset), the library writes no
+ * cache file of its own and names PoCL's kernel cache folder instead;
+ * elsewhere it keeps its own. */
+T_TEST(pocl_default_leaves_caching_to_pocl) {
+  t_unsetenv("CLSORT_CACHE");
+  const char *pocl_dir = t_temp_dir("pocl-kcache");
+  t_setenv("POCL_CACHE_DIR", pocl_dir);
+  clsort_context *c = new_context();
+  char platform[256] = "";
+  cl_platform_id p;
+  ASSERT_CL(clGetDeviceInfo(clsort_context_device(c), CL_DEVICE_PLATFORM, sizeof p, &p, NULL));
+  ASSERT_CL(clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL));
+  run_checked_scan(c, CLSORT_U32, 1000);
+  if (strstr(platform, "Portable Computing Language")) {
+    ASSERT_NULL(clsort__cache_dir(c));
+    ASSERT_EQ_STR(clsort_context_cache_dir(c), pocl_dir);
+    ASSERT_EQ_U64(list_files(cache_dir_)->count, 0);
+    t_release_now(c);
+    t_setenv("POCL_KERNEL_CACHE", "0"); /* PoCL keeps nothing: no folder to name */
+    c = new_context();
+    ASSERT_NULL(clsort_context_cache_dir(c));
+  } else {
+    ASSERT_EQ_STR(clsort_context_cache_dir(c), cache_dir_);
+    ASSERT_GT_U64(list_files(cache_dir_)->count, 0);
+  }
+}
+
 static void add(Suite *s, unsigned tiers) {
   if (!(tiers & T_QUICK)) return;
   TCase *tc = tcase_create("cache");
@@ -346,6 +375,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_loop_test(tc, corrupt_cache_files_are_rebuilt, 0, 4);
   tcase_add_test(tc, cache_files_are_complete);
   tcase_add_test(tc, unusable_cache_dir_still_works);
+  tcase_add_test(tc, pocl_default_leaves_caching_to_pocl);
 }
 
 int main(int argc, char **argv) { return t_main(argc, argv, "cache", add); }
