@@ -654,13 +654,17 @@ void t_setup(void) {
                  t_device_spec() ? t_device_spec() : "NULL", t_status_name(st), t_last_error());
 }
 
-void t_teardown(void) {
+void t_release_deferred(void) {
   /* Release in reverse order: buffers and events before the contexts
    * they belong to. */
   while (deferred_count_ > 0) {
     deferred d = deferred_[--deferred_count_];
     d.fn(d.p);
   }
+}
+
+void t_teardown(void) {
+  t_release_deferred();
   clsort_context_release(T_CTX);
   T_CTX = NULL;
   restore_env();

@@ -240,6 +240,9 @@ clsort_status t_context_create(clsort_context **ctx);
 void t_setup(void);    /* creates T_CTX */
 void t_setup_no_ctx(void); /* for tests that make their own contexts */
 void t_teardown(void); /* frees what the test registered, releases T_CTX, checks leaks */
+/* Frees what the test registered (t_alloc, t_defer, ...), last first, and
+ * nothing else: for drivers that keep one context across many cases. */
+void t_release_deferred(void);
 
 /* Resources registered here are released by t_teardown, last first, even
  * when an assert aborts the test (Check runs without fork: see t_main). */
