@@ -205,10 +205,6 @@ cl_device_id clsort_context_device(const clsort_context *ctx) { return ctx ? ctx
 
 clsort__build_stats clsort__context_build_stats(const clsort_context *ctx) { return ctx->stats; }
 const char *clsort__cache_dir(const clsort_context *ctx) { return ctx->cache_dir; }
-const char *clsort_context_cache_dir(const clsort_context *ctx) {
-  return !ctx ? NULL : ctx->cache_dir ? ctx->cache_dir : ctx->driver_cache_dir;
-}
-
 void clsort_context_set_build_callback(clsort_context *ctx, clsort_build_callback callback,
                                        void *user) {
   if (!ctx) return;

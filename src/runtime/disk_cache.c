@@ -68,6 +68,12 @@ clsort_status clsort__cache_dirs_from_env(clsort_context *ctx) {
   return buf[0] ? keep_name(ctx, buf, &ctx->cache_dir) : CLSORT_SUCCESS;
 }
 
+/* Here rather than in context.c: program.c reports it to the build
+ * callback, and context.c already calls program.c. */
+const char *clsort_context_cache_dir(const clsort_context *ctx) {
+  return !ctx ? NULL : ctx->cache_dir ? ctx->cache_dir : ctx->driver_cache_dir;
+}
+
 static void path_for(const clsort_context *ctx, const char *key_hex, char *out, size_t size) {
   snprintf(out, size, "%s/%s.bin", ctx->cache_dir, key_hex);
 }

@@ -1292,7 +1292,7 @@ static bool parse_u64(const char *s, uint64_t *out) {
 static bool parse_args(int argc, char **argv) {
   cfg.argv0 = argv[0];
   bool have_seed = false;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) { /* every option takes one value */
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     uint64_t x;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -1325,7 +1325,6 @@ static bool parse_args(int argc, char **argv) {
       usage(stderr);
       return false;
     }
-    i++;
   }
   if (!have_seed) {
     struct timespec ts;
