@@ -89,6 +89,18 @@ typedef struct clsort__tuning {
   bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
 } clsort__tuning;
 
+/* The NVIDIA radix pass's launch shape (cl/onesweep.cl): work-items per
+ * group, keys per work-item, whether warps find equal digits with
+ * match.any (1) or with ballots (0), and a register cap for the pass
+ * program (-cl-nv-maxrregcount; 0: the compiler's choice). */
+typedef struct clsort__onesweep_shape {
+  unsigned wg, items, match, regs;
+} clsort__onesweep_shape;
+/* The shape for n keys of key_size bytes with values of value_size bytes
+ * (0: keys only), from the table in tuning.c or CLSORT_ONESWEEP. */
+clsort__onesweep_shape clsort__onesweep_shape_for(const clsort_context *ctx, size_t key_size,
+                                                  size_t value_size, size_t n);
+
 /* --------------------------------------------------------- programs */
 #define CLSORT_MAX_KERNELS_PER_PROGRAM 8
 
