@@ -17,6 +17,8 @@
  * after. On NVIDIA, 32-bit types also get the decoupled look-back of the
  * single-pass kernels, which one whole warp calls:
  *   WG_T look_back_S(volatile __global ulong *status, long tile, long first)
+ * and 64-bit types the same over 16-byte status words {flag, value}:
+ *   WG_T look_back_wide_S(volatile __global ulong2 *status, long tile, long first)
  * Needs common.cl before it. */
 #if !defined(WG_T) || !defined(WG_SUFFIX) || !defined(WG_T_BITS) || !defined(WG_T_FLOAT) || \
     !defined(WG_T_LOWEST) || !defined(WG_T_HIGHEST)
@@ -164,6 +166,60 @@ inline WG_T WG_FN(look_back)(volatile __global ulong *status, long tile, long fi
     WG_T v = lane <= last ? WG_FN(status_value)(word) : (WG_T)0;
 UNROLL_FULL
     for (uint m = 16; m > 0; m >>= 1) v += CAT(as_, WG_T)(shfl_xor_u32(CAT(as_, uint)(v), m));
+    prefix += v;
+    if (inclusive) return prefix;
+    window -= 32;
+  }
+}
+#endif
+
+#if USE_PTX && WG_T_BITS == 64
+/* Decoupled look-back for 8-byte values: a tile's status is 16 bytes,
+ * {flag, value}, written and read whole with 16-byte relaxed accesses at
+ * GPU scope, so a reader never sees a flag without its value. Same flags
+ * and contract as the 32-bit look_back_S. */
+#ifndef FLAG_AGGREGATE
+#define FLAG_AGGREGATE 1ul
+#define FLAG_INCLUSIVE 2ul
+#endif
+
+inline void WG_FN(status_store)(volatile __global ulong2 *p, ulong flag, WG_T value) {
+  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"((ulong)p), "l"(flag),
+               "l"(CAT(as_, ulong)(value))
+               : "memory");
+}
+
+inline ulong2 WG_FN(status_load)(volatile __global ulong2 *p) {
+  ulong2 w;
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(w.x), "=l"(w.y)
+               : "l"((ulong)p)
+               : "memory");
+  return w;
+}
+
+/* Sum of the published values of tiles first .. tile - 1. One whole warp
+ * calls it; lane l looks at tile window - l. */
+inline WG_T WG_FN(look_back_wide)(volatile __global ulong2 *status, long tile, long first) {
+  uint lane = lane_id();
+  WG_T prefix = 0;
+  long window = tile - 1;
+  for (;;) {
+    long t = window - (long)lane;
+    ulong2 word;
+    do {
+      word = t >= first ? WG_FN(status_load)(status + t) : (ulong2)(FLAG_INCLUSIVE, 0);
+    } while (warp_ballot(word.x == 0) != 0);
+    uint inclusive = warp_ballot(word.x == FLAG_INCLUSIVE);
+    uint last = inclusive ? lowest_bit(inclusive) : 31u;
+    WG_T v = lane <= last ? CAT(as_, WG_T)(word.y) : (WG_T)0;
+UNROLL_FULL
+    for (uint m = 16; m > 0; m >>= 1) {
+      uint2 h = as_uint2(v);
+      h.x = shfl_xor_u32(h.x, m);
+      h.y = shfl_xor_u32(h.y, m);
+      v += CAT(as_, WG_T)(h);
+    }
     prefix += v;
     if (inclusive) return prefix;
     window -= 32;
