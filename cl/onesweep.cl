@@ -19,10 +19,10 @@
  *   OS_SPLIT     see the staging area below
  *
  * The launches of one sort, in queue order:
- *   radix_nv_histogram  hist[p * 256 + d] += keys whose pass-p digit is d
- *                       (the host zeroes hist); clears look-back area 0
- *   radix_nv_plan       one group: bases[p][0][d] = exclusive scan of
- *                       hist[p]; plan = {m, the m passes that move keys}
+ *   radix_nv_histogram  the digit counts of every pass, then, by its last
+ *                       group, the plan: bases[p][0][d] = exclusive scan
+ *                       of the counts, plan = {m, the m passes that move
+ *                       keys}; clears look-back area 0
  *   radix_nv_pass       one per slot s < all passes and portion k: slots
  *                       s >= m return at once
  *   radix_nv_finish     copies the result into the caller's buffer when
@@ -76,6 +76,12 @@
 #define OS_WARP_KEYS (32 * OS_ITEMS)
 #define OS_MAX_PASSES (KEY_BITS / 8)
 #define OS_KEY4 CAT(KEY_T, 4)
+
+/* The control buffer (uints): the pass histograms (up to 8 x 256 counts
+ * of OFFSET_T), the histogram's group counter, the plan. */
+#define OS_CTL_DONE 4096u
+#define OS_CTL_PLAN 4112u
+#define OS_CTL_WORDS 4128u
 
 /* Look-back words: flag in bits 30-31, count in bits 0-29. */
 #define OS_FLAG_COUNT (1u << 30)
@@ -234,16 +240,59 @@ inline void os_count4(__local uint *bins, KEY_T a, KEY_T b, KEY_T c, KEY_T d, ui
   }
 }
 
+/* A device-scope fence: this work-item's global writes and atomics
+ * before it are seen by any work-item that sees its later ones. */
+inline void os_fence_global(void) {
+#if OS_EMULATE
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+#else
+  asm volatile("membar.gl;" ::: "memory");
+#endif
+}
+
+/* Reads a global counter where other groups' atomics landed. */
+inline OFFSET_T os_read_count(__global OFFSET_T *p) {
+#if OFFSET_BITS == 64
+  return atom_add(p, (ulong)0);
+#else
+  return atomic_add(p, 0u);
+#endif
+}
+
 /* Digit counts of every pass from one read of the keys, transformed as
- * the first pass will see them. Each group owns a contiguous chunk of
- * 4-key vectors and reads OS_WG * 4 vectors per step (16-byte loads for
- * 4-byte keys, striped: coalesced). Also zeroes look-back area 0 (its
- * first clear_words uints), which the first pass uses.
- * Work-group: OS_WG. Local: passes * 256 uints. */
+ * the first pass will see them, and then, by the last group to finish,
+ * the plan. Each group owns a contiguous chunk of 4-key vectors and reads
+ * OS_WG * 4 vectors per step (16-byte loads for 4-byte keys, striped:
+ * coalesced), counts in local memory, and adds its counts to hist with
+ * atomics. The group that finishes last (a ticket in *done, taken after a
+ * fence) then, for every pass p:
+ *   bases[p * (portions + 1) * 256 + d] = keys whose pass-p digit is below
+ *   d (where digit d's run starts), and whether one digit holds all n keys
+ *   (the pass is the identity and is skipped);
+ * writes plan[0] = m, the passes that run, plan[1 + s] = the pass of slot
+ * s (with need_one, a sort that would skip every pass still runs pass 0:
+ * argsort's indices, an output apart from the input), and zeroes hist and
+ * *done for the next sort. hist and *done must be zero at the start (the
+ * host zeroes them once; every launch leaves them so).
+ * Also zeroes look-back area 0 (its first clear_words uints), which the
+ * first pass uses.
+ * Work-group: OS_WG. Local: passes * 256 uints and a few words. */
 OS_KERNEL void radix_nv_histogram(__global const KEY_T *keys, ulong n, uint begin_bit, uint end_bit,
-                                  int kind, int desc, __global OFFSET_T *hist,
-                                  __global uint *status, uint clear_words) {
+                                  int kind, int desc, __global uint *ctl, __global uint *status,
+                                  uint clear_words, int need_one, uint portions,
+                                  __global OFFSET_T *bases) {
+  __global OFFSET_T *hist = (__global OFFSET_T *)ctl;
+  volatile __global uint *done = ctl + OS_CTL_DONE;
+  __global uint *plan = ctl + OS_CTL_PLAN;
   __local uint bins[OS_MAX_PASSES * OS_BINS];
+  __local OFFSET_T warp_total[OS_WARPS];
+  __local uint skip[OS_MAX_PASSES];
+  __local uint last_group;
+#if OS_EMULATE
+  __local uint xchg[OS_WG];
+#else
+  __local uint *xchg = 0;
+#endif
   uint lid = get_local_id(0);
   uint passes = (end_bit - begin_bit + 7) / 8;
   for (uint c = lid; c < passes * OS_BINS; c += OS_WG) bins[c] = 0;
@@ -284,29 +333,23 @@ OS_KERNEL void radix_nv_histogram(__global const KEY_T *keys, ulong n, uint begi
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint c = lid; c < passes * OS_BINS; c += OS_WG)
     if (bins[c]) os_add_offset(&hist[c], bins[c]);
-}
-
-/* The plan, by one group: for every pass p, bases[p * (portions + 1) *
- * 256 + d] = keys whose pass-p digit is below d (where digit d's run
- * starts), and whether one digit holds all n keys (the pass is the
- * identity and is skipped). plan[0] = m, the passes that run; plan[1 + s]
- * = the pass of slot s. With need_one, a sort that skips every pass still
- * runs pass 0 (argsort's indices; an output buffer apart from the input).
- * Work-group: OS_WG, one group. */
-OS_KERNEL void radix_nv_plan(__global const OFFSET_T *hist, ulong n, uint passes, int need_one,
-                             uint portions, __global OFFSET_T *bases, __global uint *plan) {
-  __local OFFSET_T warp_total[OS_WARPS];
-  __local uint skip[OS_MAX_PASSES];
-  __local uint xchg[OS_WG];
-  uint lid = get_local_id(0), lane = os_lane(), warp = os_warp();
+  os_fence_global();
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) last_group = atomic_inc(done) == groups - 1;
   if (lid < OS_MAX_PASSES) skip[lid] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
+  if (!last_group) return;
+
+  /* The plan: every other group's counts are in hist. */
+  os_fence_global();
+  uint lane = os_lane(), warp = os_warp();
   for (uint p = 0; p < passes; p++) {
-    OFFSET_T c = lid < OS_BINS ? hist[p * OS_BINS + lid] : 0;
+    OFFSET_T c = lid < OS_BINS ? os_read_count(&hist[p * OS_BINS + lid]) : 0;
     OFFSET_T incl = os_warp_inclusive(c, xchg);
     if (lid < OS_BINS) {
       if (lane == 31) warp_total[warp] = incl;
       if (c == n) skip[p] = 1;
+      hist[p * OS_BINS + lid] = 0; /* ready for the next sort */
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < OS_BINS) {
@@ -322,6 +365,7 @@ OS_KERNEL void radix_nv_plan(__global const OFFSET_T *hist, ulong n, uint passes
       if (!skip[p]) plan[1 + m++] = p;
     if (m == 0 && need_one) plan[1 + m++] = 0;
     plan[0] = m;
+    *done = 0;
   }
 }
 
@@ -357,8 +401,9 @@ OS_KERNEL void radix_nv_pass(__global const KEY_T *key_src, __global KEY_T *x0, 
                              __global VALUE_T *v1, ulong n, uint slot, uint portion,
                              uint portions, uint rows, uint begin_bit,
                              uint end_bit, int kind, int desc, int make_index, int alias,
-                             __global const uint *plan, __global OFFSET_T *bases,
+                             __global const uint *ctl, __global OFFSET_T *bases,
                              volatile __global uint *status) {
+  __global const uint *plan = ctl + OS_CTL_PLAN;
   __local ulong stage[OS_STAGE_WORDS];
   __local OFFSET_T global_off[OS_BINS];
   __local uint warp_total[OS_BINS / 32];
@@ -588,8 +633,8 @@ OS_KERNEL void radix_nv_pass(__global const KEY_T *key_src, __global KEY_T *x0, 
  * Exits at once otherwise. Work-group: OS_WG; any number of groups. */
 OS_KERNEL void radix_nv_finish(__global const KEY_T *x0, __global KEY_T *x1,
                                __global const VALUE_T *v0, __global VALUE_T *v1, ulong n,
-                               __global const uint *plan, int copy_keys, int copy_values) {
-  if ((plan[0] & 1u) == 0) return;
+                               __global const uint *ctl, int copy_keys, int copy_values) {
+  if ((ctl[OS_CTL_PLAN] & 1u) == 0) return;
   ulong stride = get_global_size(0);
   if (copy_keys) {
     __global const OS_KEY4 *s4 = (__global const OS_KEY4 *)x0;

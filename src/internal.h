@@ -74,6 +74,7 @@ typedef enum clsort__slot {
   SLOT_SORT_AUX1,    /* per-algorithm tables: splitters, bucket counts, */
   SLOT_SORT_AUX2,    /* merge-path splits, segment lists, ... */
   SLOT_SORT_AUX3,
+  SLOT_RADIX_NV,     /* the NVIDIA radix's counts and plan, kept zeroed */
   SLOT_COUNT_
 } clsort__slot;
 
@@ -155,6 +156,9 @@ struct clsort_context {
   long fail_alloc_after;
   bool fail_build;
   bool profile; /* CLSORT_PROFILE=1: print each kernel's device time */
+  /* The SLOT_RADIX_NV buffer while its counts are known to be zero (each
+   * NVIDIA radix histogram launch leaves them so); NULL: fill it first. */
+  cl_mem radix_nv_clean;
 };
 
 /* device_select.c */

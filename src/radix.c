@@ -201,6 +201,9 @@ static clsort_status run_pass(clsort_context *ctx, const clsort__sort_job *job,
 static const char *const nv_files[] = {"common.cl", "keys.cl", "onesweep.cl", NULL};
 static const clsort__program_spec nv_spec = {"radix_nv", nv_files};
 
+/* The control buffer of onesweep.cl: counts, group counter, plan. */
+#define NV_CTL_BYTES (4128 * sizeof(cl_uint))
+
 /* Keys per portion stay below 2^30: the look-back words count in 30 bits. */
 #define NV_PORTION_LIMIT (((size_t)1 << 30) - 1)
 
@@ -235,9 +238,8 @@ static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *
            vs == 8 ? "ulong" : "uint", vs == 8 ? 64 : 32, wide ? "ulong" : "uint",
            wide ? 64 : 32, shape.wg, shape.items, shape.match, split ? 1 : 0, emulate ? 1 : 0,
            regs);
-  cl_kernel histogram, plan_kernel, pass_kernel, finish;
+  cl_kernel histogram, pass_kernel, finish;
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &nv_spec, options, "radix_nv_histogram", &histogram));
-  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &nv_spec, options, "radix_nv_plan", &plan_kernel));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &nv_spec, options, "radix_nv_pass", &pass_kernel));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &nv_spec, options, "radix_nv_finish", &finish));
 
@@ -253,13 +255,12 @@ static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *
   size_t area_words = 32 + rows * 256;
 
   /* Everything that can fail, before the first launch. */
-  cl_mem hist, bases, status, plan, x0, x1, v0 = NULL, v1 = NULL;
+  cl_mem ctl, bases, status, x0, x1, v0 = NULL, v1 = NULL;
   size_t hist_bytes = (size_t)passes * 256 * offset_size;
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_HISTOGRAM, hist_bytes, &hist));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_RADIX_NV, NV_CTL_BYTES, &ctl));
   FORWARD_IF_ERROR(
       clsort__scratch(ctx, SLOT_PASS_TABLES, hist_bytes * (portions + 1), &bases));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, 2 * area_words * sizeof(cl_uint), &status));
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX1, 16 * sizeof(cl_uint), &plan));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &x0));
   if (job->keys_out)
     x1 = job->keys_out;
@@ -279,22 +280,27 @@ static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *
 
   cl_ulong n64 = n;
   cl_uint begin = job->begin_bit, end = job->end_bit, clear = (cl_uint)area_words;
-  cl_uint passes32 = passes, portions32 = (cl_uint)portions, rows32 = (cl_uint)rows;
+  cl_uint portions32 = (cl_uint)portions, rows32 = (cl_uint)rows;
   int kind = clsort__key_kind(job->type), desc = job->descending, make_index = job->make_index;
-  cl_ulong zero = 0;
-  FORWARD_IF_ERROR(CL_CHECK(
-      clEnqueueFillBuffer(ctx->queue, hist, &zero, offset_size, 0, hist_bytes, 0, NULL, NULL)));
+  /* The counts start at zero: every histogram launch leaves them so, and
+   * a buffer not known to be clean (new, or after a failed enqueue) is
+   * filled first. */
+  if (ctx->radix_nv_clean != ctl) {
+    cl_uint zero = 0;
+    FORWARD_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, ctl, &zero, sizeof zero, 0,
+                                                  NV_CTL_BYTES, 0, NULL, NULL)));
+  }
+  ctx->radix_nv_clean = NULL;
   /* The histogram reads the keys once: enough groups to keep every SM's
    * loads in flight, each with a contiguous chunk. */
   size_t hist_groups = clsort__max(1, clsort__min((size_t)ctx->compute_units * 4,
                                                   clsort__div_up(n, wg * 16)));
-  clsort__arg hist_args[] = {ARG(job->keys_in), ARG(n64),  ARG(begin),  ARG(end), ARG(kind),
-                             ARG(desc),         ARG(hist), ARG(status), ARG(clear)};
+  clsort__arg hist_args[] = {ARG(job->keys_in), ARG(n64),    ARG(begin),    ARG(end),
+                             ARG(kind),         ARG(desc),   ARG(ctl),      ARG(status),
+                             ARG(clear),        ARG(need_one), ARG(portions32), ARG(bases)};
   FORWARD_IF_ERROR(
-      clsort__launch(ctx, histogram, hist_groups * wg, wg, 9, hist_args, 0, NULL, NULL));
-  clsort__arg plan_args[] = {ARG(hist),      ARG(n64),   ARG(passes32), ARG(need_one),
-                             ARG(portions32), ARG(bases), ARG(plan)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, plan_kernel, wg, wg, 7, plan_args, 0, NULL, NULL));
+      clsort__launch(ctx, histogram, hist_groups * wg, wg, 12, hist_args, 0, NULL, NULL));
+  ctx->radix_nv_clean = ctl;
 
   /* Keys-only programs ignore the value buffers; any valid buffer will do. */
   cl_mem vsrc = vs && !job->make_index ? job->vals_in : job->keys_in;
@@ -306,7 +312,7 @@ static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *
                             ARG(va),           ARG(vb),   ARG(n64),        ARG(slot),
                             ARG(k),            ARG(portions32), ARG(rows32),
                             ARG(begin),        ARG(end),  ARG(kind),       ARG(desc),
-                            ARG(make_index),   ARG(alias), ARG(plan),      ARG(bases),
+                            ARG(make_index),   ARG(alias), ARG(ctl),       ARG(bases),
                             ARG(status)};
       FORWARD_IF_ERROR(
           clsort__launch(ctx, pass_kernel, ntiles * wg, wg, 20, args, 0, NULL, NULL));
@@ -317,7 +323,7 @@ static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *
     size_t groups = clsort__max(1, clsort__min((size_t)ctx->compute_units * 4,
                                                clsort__div_up(n, wg * 8)));
     clsort__arg args[] = {ARG(x0), ARG(x1),  ARG(va),        ARG(vb),
-                          ARG(n64), ARG(plan), ARG(copy_keys), ARG(copy_values)};
+                          ARG(n64), ARG(ctl),  ARG(copy_keys), ARG(copy_values)};
     FORWARD_IF_ERROR(clsort__launch(ctx, finish, groups * wg, wg, 8, args, 0, NULL, NULL));
   }
   return CLSORT_SUCCESS;
