@@ -219,7 +219,9 @@ static bool uses_nv_path(const clsort_context *ctx) {
 static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
   clsort__onesweep_shape shape = clsort__onesweep_shape_for(ctx, key_size, vs, n);
-  bool wide = n > UINT32_MAX;
+  /* 64-bit offsets from 2^32 keys on (CLSORT_RADIX_WIDE=1 forces them, so
+   * that the tests reach that code at small n). */
+  bool wide = n > UINT32_MAX || clsort__env_flag("CLSORT_RADIX_WIDE");
   size_t offset_size = wide ? 8 : 4;
   bool emulate = !ctx->tuning.use_ptx;
   /* The per-warp counters get their own local memory when it fits next to
