@@ -44,6 +44,7 @@ const char usage[] =
     "  --seed S              base seed (default 1), as clsort bench\n"
     "  --descending          sort largest first\n"
     "  --stable              check that equal keys keep their order (radix pairs)\n"
+    "  --value-size 4|8      bytes per value of radix pairs (default 4)\n"
     "  --no-verify           skip the output checks\n"
     "  --cuda-device N       CUDA device (default 0)\n";
 
@@ -58,6 +59,7 @@ struct Options {
   double max_case_seconds = 30.0, keep = 0.5;
   uint64_t seed = 1;
   bool descending = false, stable = false, verify = true;
+  unsigned value_size = 4;
   int cuda_device = 0;
 };
 
@@ -298,17 +300,17 @@ template <class T>
 bench_record sort_record(const char *algorithm, gen_dist dist, bool pairs, uint64_t n) {
   bench_record r = make_record(sort_op(), algorithm, type_of<T>(), n);
   r.pairs = pairs;
-  r.value_size = pairs ? 4 : 0;
+  r.value_size = pairs ? opt.value_size : 0;
   std::snprintf(r.distribution, sizeof r.distribution, "%s", gen_dist_name(dist));
   return r;
 }
 
-template <class T>
+template <class T, class V = uint32_t>
 bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
   key_type type = type_of<T>();
   bench_record r = sort_record<T>("cub-radix", dist, pairs, n);
   std::vector<T> keys(n), out(n);
-  std::vector<uint32_t> vals, vals_out;
+  std::vector<V> vals, vals_out;
   sort_keys_input(keys, dist, n);
   DeviceBuffer d_keys, d_out, d_vals, d_vals_out, temp;
   size_t temp_bytes = 0;
@@ -316,15 +318,15 @@ bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
   if (pairs) {
     vals.resize(n);
     vals_out.resize(n);
-    gen_index_values(vals.data(), 4, n);
+    gen_index_values(vals.data(), sizeof(V), n);
     if (opt.descending) {
       check(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp_bytes, (T *)nullptr,
-                                                      (T *)nullptr, (uint32_t *)nullptr,
-                                                      (uint32_t *)nullptr, items),
+                                                      (T *)nullptr, (V *)nullptr, (V *)nullptr,
+                                                      items),
             "SortPairs size");
     } else {
       check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, (T *)nullptr, (T *)nullptr,
-                                            (uint32_t *)nullptr, (uint32_t *)nullptr, items),
+                                            (V *)nullptr, (V *)nullptr, items),
             "SortPairs size");
     }
   } else if (opt.descending) {
@@ -336,12 +338,13 @@ bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
           "SortKeys size");
   }
   if (!d_keys.alloc(n * sizeof(T)) || !d_out.alloc(n * sizeof(T)) || !temp.alloc(temp_bytes) ||
-      (pairs && (!d_vals.alloc(n * 4) || !d_vals_out.alloc(n * 4)))) {
+      (pairs && (!d_vals.alloc(n * sizeof(V)) || !d_vals_out.alloc(n * sizeof(V))))) {
     emit_skip(r, "cudaMalloc failed: too large for the GPU");
     return false;
   }
   check(cudaMemcpy(d_keys.ptr, keys.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  if (pairs) check(cudaMemcpy(d_vals.ptr, vals.data(), n * 4, cudaMemcpyHostToDevice), "upload");
+  if (pairs)
+    check(cudaMemcpy(d_vals.ptr, vals.data(), n * sizeof(V), cudaMemcpyHostToDevice), "upload");
   // The input buffers are never written, so no restore is needed.
   time_runs(
       r,
@@ -349,11 +352,11 @@ bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
         if (pairs) {
           return opt.descending
                      ? cub::DeviceRadixSort::SortPairsDescending(
-                           temp.ptr, temp_bytes, d_keys.as<T>(), d_out.as<T>(),
-                           d_vals.as<uint32_t>(), d_vals_out.as<uint32_t>(), items)
+                           temp.ptr, temp_bytes, d_keys.as<T>(), d_out.as<T>(), d_vals.as<V>(),
+                           d_vals_out.as<V>(), items)
                      : cub::DeviceRadixSort::SortPairs(temp.ptr, temp_bytes, d_keys.as<T>(),
-                                                       d_out.as<T>(), d_vals.as<uint32_t>(),
-                                                       d_vals_out.as<uint32_t>(), items);
+                                                       d_out.as<T>(), d_vals.as<V>(),
+                                                       d_vals_out.as<V>(), items);
         }
         return opt.descending ? cub::DeviceRadixSort::SortKeysDescending(
                                     temp.ptr, temp_bytes, d_keys.as<T>(), d_out.as<T>(), items)
@@ -367,8 +370,10 @@ bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
     check(cudaMemcpy(out.data(), d_out.ptr, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
     bool ok;
     if (pairs) {
-      check(cudaMemcpy(vals_out.data(), d_vals_out.ptr, n * 4, cudaMemcpyDeviceToHost), "download");
-      ok = verify_sort_pairs(type, keys.data(), out.data(), vals_out.data(), 4, n, opt.descending,
+      check(cudaMemcpy(vals_out.data(), d_vals_out.ptr, n * sizeof(V), cudaMemcpyDeviceToHost),
+            "download");
+      ok = verify_sort_pairs(type, keys.data(), out.data(), vals_out.data(), sizeof(V), n,
+                             opt.descending,
                              opt.stable, why, sizeof why);
     } else {
       ok = verify_sort_keys(type, out.data(), n, opt.descending,
@@ -515,6 +520,8 @@ int parse_args(int argc, char **argv) {
       opt.descending = true;
     } else if (!std::strcmp(a, "--stable")) {
       opt.stable = true;
+    } else if (!std::strcmp(a, "--value-size") && i + 1 < argc) {
+      opt.value_size = std::strcmp(argv[++i], "8") == 0 ? 8 : 4;
     } else if (!v) {
       std::fprintf(stderr, "clsort-cub-peer: unknown or incomplete argument '%s'\n", a);
       return 2;
@@ -601,10 +608,17 @@ int main(int argc, char **argv) {
     for (int pairs = 0; pairs <= 1; pairs++) {
       if (!(pairs ? opt.pairs : opt.keys)) continue;
       if (opt.ops & OP_RADIX) {
+        bool wide = pairs && opt.value_size == 8;
         if (opt.u32)
-          sweep(opt.sort_sizes, [&](uint64_t n) { return bench_radix<uint32_t>(dist, pairs, n); });
+          sweep(opt.sort_sizes, [&](uint64_t n) {
+            return wide ? bench_radix<uint32_t, uint64_t>(dist, pairs, n)
+                        : bench_radix<uint32_t>(dist, pairs, n);
+          });
         if (opt.u64)
-          sweep(opt.sort_sizes, [&](uint64_t n) { return bench_radix<uint64_t>(dist, pairs, n); });
+          sweep(opt.sort_sizes, [&](uint64_t n) {
+            return wide ? bench_radix<uint64_t, uint64_t>(dist, pairs, n)
+                        : bench_radix<uint64_t>(dist, pairs, n);
+          });
       }
       // Merge sort is measured for keys; its pairs would add nothing new.
       if ((opt.ops & OP_MERGE) && !pairs) {

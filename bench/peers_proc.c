@@ -151,10 +151,8 @@ static int cub_args(const bench_state *s, arg_list *a) {
   common_args(s, a);
   add_opt(a, "--ops", ops);
   add_opt(a, "--types", types);
-  /* The peer measures 4-byte values only: with 8-byte ones its pairs
-   * would compare with nothing. */
-  unsigned data = cfg->value_size == 4 ? cfg->data : cfg->data & DATA_KEYS;
-  if (!data) data = DATA_KEYS;
+  unsigned data = cfg->data ? cfg->data : DATA_KEYS;
+  if (cfg->value_size == 8 && (data & DATA_PAIRS)) add_opt(a, "--value-size", "8");
   add_opt(a, "--data",
           (data & DATA_KEYS) && (data & DATA_PAIRS) ? "keys,pairs"
           : (data & DATA_PAIRS)                     ? "pairs"

@@ -278,13 +278,15 @@ CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, c
 /* Sorts device buffers in place, enqueued on the context's queue after
  * `wait_list`. `values` may be NULL (keys only); otherwise value_size is 4
  * or 8. If `event` is not NULL it receives an event that completes with the
- * sort; the caller releases it. The radix sort reads its digit histograms
- * back once (a few KB, blocking) to plan its passes, so the call returns
- * once that first kernel has run, which is after `wait_list` has completed;
- * the passes are still in flight. A caller that gates the sort on a user
- * event must complete that event from another thread (one that does not
- * first call this context, which the sort holds), or before the call:
- * otherwise the call never returns. Returns
+ * sort; the caller releases it. On NVIDIA GPUs the radix sort plans its
+ * passes on the device and reads nothing back: the call returns once the
+ * work is enqueued, even when `wait_list` holds a user event that is not
+ * yet complete. Elsewhere (the portable kernels) it reads its digit
+ * histograms back once (a few KB, blocking), so the call returns once that
+ * first kernel has run, which is after `wait_list` has completed; the
+ * passes are still in flight. There, a caller that gates the sort on a
+ * user event must complete that event from another thread, or before the
+ * call: otherwise the call never returns. Returns
  * as clsort_sort, plus CLSORT_ERROR_INVALID_ARGUMENT when n exceeds a
  * buffer's CL_MEM_SIZE, a buffer belongs to another OpenCL context or is
  * CL_MEM_READ_ONLY or CL_MEM_WRITE_ONLY (the sort reads and writes both),

@@ -124,3 +124,18 @@ inline uint warp_match(uint key) {
 
 /* Lowest set bit's index; OpenCL 1.2 has clz but not ctz. x != 0. */
 inline uint lowest_bit(uint x) { return 31u - clz(x & (0u - x)); }
+
+#if defined(OFFSET_BITS)
+#if OFFSET_BITS == 64 && defined(cl_khr_int64_base_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+/* Adds to a global counter of the program's offset type (OFFSET_T): the
+ * 64-bit one when arrays may pass 2^32 elements. */
+inline void add_offset(__global OFFSET_T *p, uint v) {
+#if OFFSET_BITS == 64
+  atom_add(p, (ulong)v);
+#else
+  atomic_add(p, v);
+#endif
+}
+#endif

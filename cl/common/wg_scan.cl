@@ -15,8 +15,10 @@
  * work-item of the group must make each of these calls (they contain
  * barriers), and each call ends with a barrier, so tmp may be reused right
  * after. On NVIDIA, 32-bit types also get the decoupled look-back of the
- * single-pass kernels, which one whole warp calls:
- *   WG_T look_back_S(volatile __global ulong *status, long tile, long first)
+ * single-pass kernels, which one whole warp calls, and its publisher:
+ *   WG_T look_back_S(volatile __global STATUS *status, long tile, long first)
+ *   void status_store_S(volatile __global STATUS *p, ulong flag, WG_T value)
+ * where STATUS is ulong for 32-bit types and ulong2 for 64-bit ones.
  * Needs common.cl before it. */
 #if !defined(WG_T) || !defined(WG_SUFFIX) || !defined(WG_T_BITS) || !defined(WG_T_FLOAT) || \
     !defined(WG_T_LOWEST) || !defined(WG_T_HIGHEST)
@@ -126,49 +128,89 @@ WG_T WG_FN(wg_reduce)(WG_T x, int op, __local WG_T *tmp) {
   return r;
 }
 
-#if USE_PTX && WG_T_BITS == 32
+#if USE_PTX
 /* Decoupled look-back (Merrill & Garland): how single-pass kernels learn
  * the sum of the tiles before theirs without a second launch. Tile t's
- * status word holds a flag in the high 32 bits (0 not ready, 1 the tile's
- * own value, 2 the inclusive prefix over tiles first..t) and the value's
- * bits in the low 32; one 64-bit store publishes both at once. Tiles must
- * be numbered in the order their groups start (an atomic ticket), so a
- * tile only waits on groups already running. */
+ * status holds a flag (0 not ready, 1 the tile's own value, 2 the
+ * inclusive prefix over tiles first..t) and the value, published in one
+ * store so that a reader never sees a flag without its value: for 32-bit
+ * types one 8-byte word (flag << 32 | value bits), for 64-bit types a
+ * 16-byte {flag, value} written and read whole with relaxed GPU-scope
+ * vector accesses. Tiles must be numbered in the order their groups start
+ * (an atomic ticket), so a tile only waits on groups already running. */
 #ifndef FLAG_AGGREGATE
 #define FLAG_AGGREGATE 1ul
 #define FLAG_INCLUSIVE 2ul
 #endif
 
-inline ulong WG_FN(status_word)(ulong flag, WG_T value) {
-  return (flag << 32) | CAT(as_, uint)(value);
+#if WG_T_BITS == 32
+#define WG_STATUS ulong
+inline void WG_FN(status_store)(volatile __global ulong *p, ulong flag, WG_T value) {
+  *p = (flag << 32) | CAT(as_, uint)(value);
 }
-inline WG_T WG_FN(status_value)(ulong word) { return CAT(as_, WG_T)((uint)word); }
+/* {flag, value bits} */
+inline ulong2 WG_FN(status_read)(volatile __global ulong *p) {
+  ulong w = *p;
+  return (ulong2)(w >> 32, w & 0xffffffffu);
+}
+inline WG_T WG_FN(from_status_bits)(ulong bits) { return CAT(as_, WG_T)((uint)bits); }
+inline WG_T WG_FN(warp_sum)(WG_T v) {
+UNROLL_FULL
+  for (uint m = 16; m > 0; m >>= 1) v += CAT(as_, WG_T)(shfl_xor_u32(CAT(as_, uint)(v), m));
+  return v;
+}
+#else
+#define WG_STATUS ulong2
+inline void WG_FN(status_store)(volatile __global ulong2 *p, ulong flag, WG_T value) {
+  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"((ulong)p), "l"(flag),
+               "l"(CAT(as_, ulong)(value))
+               : "memory");
+}
+inline ulong2 WG_FN(status_read)(volatile __global ulong2 *p) {
+  ulong2 w;
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(w.x), "=l"(w.y)
+               : "l"((ulong)p)
+               : "memory");
+  return w;
+}
+inline WG_T WG_FN(from_status_bits)(ulong bits) { return CAT(as_, WG_T)(bits); }
+inline WG_T WG_FN(warp_sum)(WG_T v) {
+UNROLL_FULL
+  for (uint m = 16; m > 0; m >>= 1) {
+    uint2 h = as_uint2(v);
+    h.x = shfl_xor_u32(h.x, m);
+    h.y = shfl_xor_u32(h.y, m);
+    v += CAT(as_, WG_T)(h);
+  }
+  return v;
+}
+#endif
 
 /* Sum of the published values of tiles first .. tile - 1 (tiles before
  * `first` are not read: a segmented scan starts there). Runs on one whole
  * warp; lane l looks at tile window - l. */
-inline WG_T WG_FN(look_back)(volatile __global ulong *status, long tile, long first) {
+inline WG_T WG_FN(look_back)(volatile __global WG_STATUS *status, long tile, long first) {
   uint lane = lane_id();
   WG_T prefix = 0;
   long window = tile - 1;
   for (;;) {
     long t = window - (long)lane;
-    ulong word;
+    ulong2 word;
     /* Spin until every lane sees a published status (uniform loop). */
     do {
-      word = t >= first ? status[t] : (FLAG_INCLUSIVE << 32);
-    } while (warp_ballot((word >> 32) == 0) != 0);
-    uint inclusive = warp_ballot((word >> 32) == FLAG_INCLUSIVE);
+      word = t >= first ? WG_FN(status_read)(status + t) : (ulong2)(FLAG_INCLUSIVE, 0);
+    } while (warp_ballot(word.x == 0) != 0);
+    uint inclusive = warp_ballot(word.x == FLAG_INCLUSIVE);
     /* Lanes up to and including the nearest inclusive prefix contribute. */
     uint last = inclusive ? lowest_bit(inclusive) : 31u;
-    WG_T v = lane <= last ? WG_FN(status_value)(word) : (WG_T)0;
-UNROLL_FULL
-    for (uint m = 16; m > 0; m >>= 1) v += CAT(as_, WG_T)(shfl_xor_u32(CAT(as_, uint)(v), m));
-    prefix += v;
+    WG_T v = lane <= last ? WG_FN(from_status_bits)(word.y) : (WG_T)0;
+    prefix += WG_FN(warp_sum)(v);
     if (inclusive) return prefix;
     window -= 32;
   }
 }
+#undef WG_STATUS
 #endif
 
 #undef WG_FN

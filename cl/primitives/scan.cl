@@ -11,8 +11,8 @@
  *   1. scan_reduce_chunks: chunk g -> partials[g]
  *   2. scan_chunks with one group over the partials (exclusive)
  *   3. scan_chunks over the input, each group starting from its partial.
- * On NVIDIA, 32-bit sums use scan_single_pass (decoupled look-back) and
- * read the input once instead of twice.
+ * On NVIDIA, sums of every type use scan_single_pass (decoupled
+ * look-back) and read the input once instead of twice.
  */
 #if !defined(SCAN_T) || !defined(SCAN_SUFFIX) || !defined(SCAN_BITS)
 #error "scan.cl needs SCAN_T, SCAN_SUFFIX and SCAN_BITS"
@@ -129,22 +129,48 @@ UNROLL_FULL
   }
 }
 
-#if USE_PTX && SCAN_BITS == 32
+#if USE_PTX
 /* Single-pass scan with decoupled look-back (Merrill & Garland; the
- * look-back itself is wg_scan.cl's), for 32-bit sums on NVIDIA. One group
- * per tile; tiles are numbered in the order groups start (an atomic
- * counter), so every tile waits only on tiles whose groups are already
- * running, which guarantees progress.
+ * look-back itself is wg_scan.cl's), for sums on NVIDIA. One group per
+ * tile; tiles are numbered in the order groups start (an atomic counter),
+ * so every tile waits only on tiles whose groups are already running,
+ * which guarantees progress.
  *
- * state[0] is the tile counter; state[1 + t] is tile t's status word (see
- * wg_scan.cl). The host zeroes state before each launch. */
-/* Tile layout of the single pass: warp-striped 4-vectors. Warp w owns the
- * tile's elements [w*32*ITEMS, (w+1)*32*ITEMS); in round j its lane l holds
- * the four elements at 128*j + 4*l of that range. Every load and store of a
- * warp then covers 512 contiguous bytes (32-bit types), which is what moves
- * data at full bandwidth; the scan order is rebuilt with one warp scan per
- * round. */
-#define ROUNDS (ITEMS / 4)
+ * 32-bit types: state[0] is the tile counter; state[1 + t] is tile t's
+ * 8-byte status word (see wg_scan.cl). 64-bit types: the counter is in
+ * state[0], and tile t's 16-byte status {flag, value} at state[2 + 2t]
+ * (see wg_scan.cl). The host zeroes state before each launch.
+ *
+ * Tile layout: warp-striped 16-byte vectors. Warp w owns the tile's
+ * elements [w*32*SP_ITEMS, (w+1)*32*SP_ITEMS); in round j its lane l holds
+ * the SP_VEC elements at 32*SP_VEC*j + SP_VEC*l of that range. Every load
+ * and store of a warp then covers 512 contiguous bytes, which is what
+ * moves data at full bandwidth; the scan order is rebuilt with one warp
+ * scan per round. 64-bit types take half as many elements per work-item
+ * (the same bytes). */
+#if SCAN_BITS == 32
+#define SP_VEC 4
+#define SP_ITEMS ITEMS
+#define TV T4
+#else
+#define SP_VEC 2
+#define SP_ITEMS (ITEMS / 2)
+#define TV CAT(SCAN_T, 2)
+#endif
+#define SP_TILE (WG_SIZE * SP_ITEMS)
+#define ROUNDS (SP_ITEMS / SP_VEC)
+
+/* Lane 31's value, on every lane. */
+inline T FN(shfl_last)(T x) {
+#if SCAN_BITS == 32
+  return CAT(as_, T)(shfl_idx_u32(CAT(as_, uint)(x), 31));
+#else
+  uint2 h = CAT(as_, uint2)(x);
+  h.x = shfl_idx_u32(h.x, 31);
+  h.y = shfl_idx_u32(h.y, 31);
+  return CAT(as_, T)(h);
+#endif
+}
 
 KERNEL void FN(scan_single_pass)(__global const T *in, __global T *out, ulong n,
                                   volatile __global ulong *state, int inclusive) {
@@ -155,47 +181,58 @@ KERNEL void FN(scan_single_pass)(__global const T *in, __global T *out, ulong n,
   if (lid == 0) tile_slot = atomic_inc((volatile __global uint *)state);
   WG_BARRIER();
   long tile = tile_slot;
-  volatile __global ulong *status = state + 1;
 
   /* Element index of this lane's first vector in round 0. */
-  ulong first = (ulong)tile * TILE + (ulong)warp_id() * (WARP_SIZE * ITEMS) + 4 * lane;
-  T4 q[ROUNDS];
+  ulong first = (ulong)tile * SP_TILE + (ulong)warp_id() * (WARP_SIZE * SP_ITEMS) + SP_VEC * lane;
+  TV q[ROUNDS];
   T offset[ROUNDS]; /* exclusive prefix of q[j] within the warp's range */
   T warp_total = 0;
-  bool full = first - 4 * lane + WARP_SIZE * ITEMS <= n;
+  bool full = first - SP_VEC * lane + WARP_SIZE * SP_ITEMS <= n;
 UNROLL_FULL
   for (uint j = 0; j < ROUNDS; j++) {
-    ulong at = first + 128 * j;
+    ulong at = first + WARP_SIZE * SP_VEC * j;
     if (full) {
-      q[j] = *(__global const T4 *)(in + at);
+      q[j] = *(__global const TV *)(in + at);
     } else {
       q[j].x = at < n ? in[at] : (T)0;
       q[j].y = at + 1 < n ? in[at + 1] : (T)0;
+#if SP_VEC == 4
       q[j].z = at + 2 < n ? in[at + 2] : (T)0;
       q[j].w = at + 3 < n ? in[at + 3] : (T)0;
+#endif
     }
+#if SP_VEC == 4
     T s = q[j].x + q[j].y + q[j].z + q[j].w;
+#else
+    T s = q[j].x + q[j].y;
+#endif
     T incl = FN(wg_warp_inclusive_sum)(s);
     T excl = FN(wg_shfl_up)(incl, 1);
     offset[j] = warp_total + (lane == 0 ? (T)0 : excl);
-    warp_total += CAT(as_, T)(shfl_idx_u32(CAT(as_, uint)(incl), 31));
+    warp_total += FN(shfl_last)(incl);
   }
   /* Lane 31 carries its warp's total into the group scan, so every lane
    * receives the sum of the warps before its own. */
   T tile_total;
   T warp_prefix = FN(wg_exclusive_sum)(lane == WARP_SIZE - 1 ? warp_total : (T)0, &tile_total, tmp);
 
+  /* 64-bit types: 16-byte status words, 16-byte aligned after the ticket. */
+#if SCAN_BITS == 32
+  volatile __global ulong *status = state + 1;
+#else
+  volatile __global ulong2 *status = (volatile __global ulong2 *)(state + 2);
+#endif
   if (tile == 0) {
     if (lid == 0) {
-      status[0] = FN(status_word)(FLAG_INCLUSIVE, tile_total);
+      FN(status_store)(status, FLAG_INCLUSIVE, tile_total);
       tile_prefix = 0;
     }
   } else {
-    if (lid == 0) status[tile] = FN(status_word)(FLAG_AGGREGATE, tile_total);
+    if (lid == 0) FN(status_store)(status + tile, FLAG_AGGREGATE, tile_total);
     if (warp_id() == 0) {
       T before = FN(look_back)(status, tile, 0);
       if (lid == 0) {
-        status[tile] = FN(status_word)(FLAG_INCLUSIVE, before + tile_total);
+        FN(status_store)(status + tile, FLAG_INCLUSIVE, before + tile_total);
         tile_prefix = before;
       }
     }
@@ -204,24 +241,37 @@ UNROLL_FULL
   T base = tile_prefix + warp_prefix;
 UNROLL_FULL
   for (uint j = 0; j < ROUNDS; j++) {
-    ulong at = first + 128 * j;
+    ulong at = first + WARP_SIZE * SP_VEC * j;
+#if SP_VEC == 4
     T v[4] = {q[j].x, q[j].y, q[j].z, q[j].w};
+#else
+    T v[2] = {q[j].x, q[j].y};
+#endif
     T running = base + offset[j];
 UNROLL_FULL
-    for (uint k = 0; k < 4; k++) {
+    for (uint k = 0; k < SP_VEC; k++) {
       T next = running + v[k];
       v[k] = inclusive ? next : running;
       running = next;
     }
     if (full) {
-      *(__global T4 *)(out + at) = (T4)(v[0], v[1], v[2], v[3]);
+#if SP_VEC == 4
+      *(__global TV *)(out + at) = (TV)(v[0], v[1], v[2], v[3]);
+#else
+      *(__global TV *)(out + at) = (TV)(v[0], v[1]);
+#endif
     } else {
 UNROLL_FULL
-      for (uint k = 0; k < 4; k++)
+      for (uint k = 0; k < SP_VEC; k++)
         if (at + k < n) out[at + k] = v[k];
     }
   }
 }
+#undef SP_VEC
+#undef SP_ITEMS
+#undef TV
+#undef SP_TILE
+#undef ROUNDS
 #endif
 
 #undef T

@@ -380,15 +380,15 @@ KERNEL void quick_split(const __global KEY_T *keys, const __global VALUE_T *vals
     /* nothing to publish: no tile of a copied segment is waited on */
   } else if (index == 0) {
     if (lid == 0) {
-      status[t] = status_word_u32(FLAG_INCLUSIVE, tile_left);
+      status_store_u32(status + t, FLAG_INCLUSIVE, tile_left);
       seg_before = 0;
     }
   } else {
-    if (lid == 0) status[t] = status_word_u32(FLAG_AGGREGATE, tile_left);
+    if (lid == 0) status_store_u32(status + t, FLAG_AGGREGATE, tile_left);
     if (warp_id() == 0) {
       uint b = look_back_u32(status, (long)t, (long)en.group);
       if (lid == 0) {
-        status[t] = status_word_u32(FLAG_INCLUSIVE, b + tile_left);
+        status_store_u32(status + t, FLAG_INCLUSIVE, b + tile_left);
         seg_before = b;
       }
     }

@@ -40,19 +40,6 @@
 #define RADIX_BINS (1u << RADIX_BITS)
 #define KEY4 CAT(KEY_T, 4)
 
-#if defined(cl_khr_int64_base_atomics)
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#endif
-
-/* Adds to a global counter of the offset type. */
-inline void add_offset(__global OFFSET_T *p, uint v) {
-#if OFFSET_BITS == 64
-  atom_add(p, (ulong)v);
-#else
-  atomic_add(p, v);
-#endif
-}
-
 inline KEY_T load_bits(__global const KEY_T *keys, ulong i, int transform, int kind, int desc) {
   KEY_T k = keys[i];
   return transform ? key_to_bits(k, kind, desc) : k;

@@ -66,24 +66,38 @@ clsort_status clsort__reduce_chunks(clsort_context *ctx, cl_kernel reduce, cl_me
   return clsort__launch(ctx, reduce, groups * wg, wg, 5, args, 0, NULL, NULL);
 }
 
+/* The single pass's tile: 64-bit types take half the elements per
+ * work-item (the same bytes), and their status words are 16 bytes. */
+static size_t single_pass_tile(const clsort_context *ctx, clsort_type type) {
+  return clsort__tile(ctx) / (clsort_type_size(type) == 8 ? 2 : 1);
+}
+static size_t single_pass_state_bytes(const clsort_context *ctx, clsort_type type, size_t n) {
+  size_t tiles = clsort__div_up(n, single_pass_tile(ctx, type));
+  return clsort_type_size(type) == 8 ? 16 * (tiles + 1) : 8 * (tiles + 1);
+}
+
 /* The single pass reads the input once instead of twice. */
-static clsort_status scan_single_pass(clsort_context *ctx, cl_kernel kernel, cl_mem in, cl_mem out,
-                                      size_t n, int inclusive) {
-  size_t tile = clsort__tile(ctx), tiles = clsort__div_up(n, tile);
+static clsort_status scan_single_pass(clsort_context *ctx, clsort_type type, cl_kernel kernel,
+                                      cl_mem in, cl_mem out, size_t n, int inclusive) {
+  size_t tiles = clsort__div_up(n, single_pass_tile(ctx, type));
+  size_t bytes = single_pass_state_bytes(ctx, type, n);
   cl_mem state;
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_LOOKBACK, (tiles + 1) * sizeof(cl_ulong), &state));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_LOOKBACK, bytes, &state));
   cl_ulong zero = 0;
-  FORWARD_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, state, &zero, sizeof zero, 0,
-                                                (tiles + 1) * sizeof zero, 0, NULL, NULL)));
+  FORWARD_IF_ERROR(CL_CHECK(
+      clEnqueueFillBuffer(ctx->queue, state, &zero, sizeof zero, 0, bytes, 0, NULL, NULL)));
   cl_ulong n64 = n;
   clsort__arg args[] = {ARG(in), ARG(out), ARG(n64), ARG(state), ARG(inclusive)};
   return clsort__launch(ctx, kernel, tiles * ctx->tuning.wg_size, ctx->tuning.wg_size, 5, args, 0,
                         NULL, NULL);
 }
 
-/* The single pass serves 32-bit sums on devices where it is validated. */
+/* The single pass serves sums on devices where it is validated (NVIDIA:
+ * 16-byte status words for 64-bit types). CLSORT_NO_WIDE_SCAN=1 sends
+ * 64-bit types back to reduce-then-scan, for comparison. */
 static bool uses_single_pass(const clsort_context *ctx, clsort_type type) {
-  return ctx->tuning.single_pass_scan && clsort_type_size(type) == 4;
+  return ctx->tuning.single_pass_scan &&
+         (clsort_type_size(type) == 4 || !clsort__env_flag("CLSORT_NO_WIDE_SCAN"));
 }
 
 clsort_status clsort__scan_prepare(clsort_context *ctx, clsort_type type, size_t n) {
@@ -92,8 +106,7 @@ clsort_status clsort__scan_prepare(clsort_context *ctx, clsort_type type, size_t
   cl_mem scratch;
   if (uses_single_pass(ctx, type)) {
     FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_SINGLE_PASS, &k));
-    size_t tiles = clsort__div_up(n, clsort__tile(ctx));
-    return clsort__scratch(ctx, SLOT_LOOKBACK, (tiles + 1) * sizeof(cl_ulong), &scratch);
+    return clsort__scratch(ctx, SLOT_LOOKBACK, single_pass_state_bytes(ctx, type, n), &scratch);
   }
   FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &k));
   FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_CHUNKS, &k));
@@ -113,7 +126,7 @@ clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_ki
   if (uses_single_pass(ctx, type)) {
     cl_kernel single;
     FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_SINGLE_PASS, &single));
-    return scan_single_pass(ctx, single, in, out, n, inclusive);
+    return scan_single_pass(ctx, type, single, in, out, n, inclusive);
   }
   cl_kernel reduce, chunks;
   FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &reduce));

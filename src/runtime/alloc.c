@@ -65,6 +65,7 @@ clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t byt
 }
 
 void clsort__scratch_release_all(clsort_context *ctx) {
+  ctx->radix_nv_clean = NULL;
   for (int i = 0; i < SLOT_COUNT_; i++) {
     if (ctx->scratch[i]) clReleaseMemObject(ctx->scratch[i]);
     ctx->scratch[i] = NULL;

@@ -75,6 +75,7 @@ typedef enum clsort__slot {
   SLOT_SORT_AUX1,    /* per-algorithm tables: splitters, bucket counts, */
   SLOT_SORT_AUX2,    /* merge-path splits, segment lists, ... */
   SLOT_SORT_AUX3,
+  SLOT_RADIX_NV,     /* the NVIDIA radix's counts and plan, kept zeroed */
   SLOT_COUNT_
 } clsort__slot;
 
@@ -89,6 +90,18 @@ typedef struct clsort__tuning {
   bool use_ptx;            /* NVIDIA warp intrinsics through inline PTX */
   bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
 } clsort__tuning;
+
+/* The NVIDIA radix pass's launch shape (cl/onesweep.cl): work-items per
+ * group, keys per work-item, whether warps find equal digits with
+ * match.any (1) or with ballots (0), and a register cap for the pass
+ * program (-cl-nv-maxrregcount; 0: the compiler's choice). */
+typedef struct clsort__onesweep_shape {
+  unsigned wg, items, match, regs;
+} clsort__onesweep_shape;
+/* The shape for n keys of key_size bytes with values of value_size bytes
+ * (0: keys only), from the table in tuning.c or CLSORT_ONESWEEP. */
+clsort__onesweep_shape clsort__onesweep_shape_for(const clsort_context *ctx, size_t key_size,
+                                                  size_t value_size, size_t n);
 
 /* --------------------------------------------------------- programs */
 #define CLSORT_MAX_KERNELS_PER_PROGRAM 8
@@ -151,6 +164,9 @@ struct clsort_context {
   long fail_alloc_after;
   bool fail_build;
   bool profile; /* CLSORT_PROFILE=1: print each kernel's device time */
+  /* The SLOT_RADIX_NV buffer while its counts are known to be zero (each
+   * NVIDIA radix histogram launch leaves them so); NULL: fill it first. */
+  cl_mem radix_nv_clean;
 };
 
 /* context.c: every public entry point that takes a context runs its body

@@ -102,3 +102,65 @@ void clsort__tune(clsort_context *ctx) {
 }
 
 const char *clsort__common_options(const clsort_context *ctx) { return ctx->common_options; }
+
+/* The NVIDIA radix pass's shapes, keyed by device name (a part of it; ""
+ * matches any device of the NVIDIA path), key and value size, and the
+ * largest n the row serves; the first matching row wins. The starting
+ * point is CUB's sm90 onesweep policy (tuning_radix_sort.cuh: 384
+ * work-items, 20 keys per work-item for 4-byte keys, 23 for 4-byte pairs,
+ * its 4-byte counts scaled by the wider of key and value for 8-byte
+ * types). Below 2^21 keys the tiles halve, so that every SM gets work. A
+ * shape must fit the device's local memory: its tile of the wider type,
+ * plus 2 KB. */
+typedef struct onesweep_row {
+  const char *device;
+  unsigned key_size, value_size;
+  size_t max_n;
+  clsort__onesweep_shape shape;
+} onesweep_row;
+
+#define ANY_N ((size_t)-1)
+static const onesweep_row onesweep_table[] = {
+    {"", 4, 0, (size_t)1 << 21, {384, 10, 0, 0}},
+    {"", 4, 4, (size_t)1 << 21, {384, 12, 0, 0}},
+    {"", 4, 0, ANY_N, {384, 20, 0, 0}},
+    {"", 4, 4, ANY_N, {384, 23, 0, 0}},
+    {"", 4, 8, ANY_N, {384, 15, 0, 0}},
+    {"", 8, 0, (size_t)1 << 21, {384, 8, 0, 0}},
+    {"", 8, 0, ANY_N, {384, 15, 0, 0}},
+    {"", 8, 4, ANY_N, {384, 15, 0, 0}},
+    {"", 8, 8, ANY_N, {384, 12, 0, 0}},
+};
+
+/* Local memory of a shape, as onesweep.cl lays it out. */
+static size_t onesweep_local_bytes(clsort__onesweep_shape s, size_t key_size, size_t value_size) {
+  size_t wide = key_size > value_size ? key_size : value_size;
+  size_t stage = (size_t)s.wg * s.items * wide, hist = (size_t)s.wg / 32 * 256 * 4;
+  return (stage > hist ? stage : hist) + 256 * 8 + 64;
+}
+
+clsort__onesweep_shape clsort__onesweep_shape_for(const clsort_context *ctx, size_t key_size,
+                                                  size_t value_size, size_t n) {
+  clsort__onesweep_shape s = {384, 8, 0, 0};
+  for (size_t i = 0; i < sizeof onesweep_table / sizeof onesweep_table[0]; i++) {
+    const onesweep_row *r = &onesweep_table[i];
+    if (r->key_size == key_size && r->value_size == value_size && n <= r->max_n &&
+        strstr(ctx->device_name, r->device)) {
+      s = r->shape;
+      break;
+    }
+  }
+  /* CLSORT_ONESWEEP=WG:ITEMS[:MATCH[:REGS]] forces a shape at every size,
+   * for bench/ to compare. */
+  unsigned f[4] = {0, 0, 0, 0};
+  unsigned got = clsort__env_fields("CLSORT_ONESWEEP", f, 4);
+  if (got >= 2 && f[0] >= 256 && f[0] % 32 == 0 && f[0] <= ctx->max_wg_size && f[1] >= 1 &&
+      f[1] <= 64) {
+    s.wg = f[0];
+    s.items = f[1];
+    if (got >= 3) s.match = f[2] ? 1 : 0;
+    if (got >= 4) s.regs = f[3] >= 32 && f[3] <= 255 ? f[3] : 0;
+  }
+  while (s.items > 1 && onesweep_local_bytes(s, key_size, value_size) > ctx->local_mem) s.items--;
+  return s;
+}

@@ -194,6 +194,144 @@ static clsort_status run_pass(clsort_context *ctx, const clsort__sort_job *job,
   return clsort__launch(ctx, k->downsweep, c.groups * wg, wg, 14, down, 0, NULL, NULL);
 }
 
+/* ------------------------------------------------------------ NVIDIA path */
+/* cl/onesweep.cl: one histogram of every pass, the plan on the device, one
+ * launch per pass and portion, and a final copy that only acts when an
+ * in-place sort ran an odd number of passes. Nothing is read back: every
+ * launch is enqueued up front, so the sort is asynchronous. */
+static const char *const nv_files[] = {"common/common.cl", "sorts/keys.cl", "sorts/onesweep.cl", NULL};
+static const clsort__program_spec nv_spec = {"radix_nv", nv_files};
+
+/* The control buffer of onesweep.cl: counts, group counter, plan. */
+#define NV_CTL_BYTES (4128 * sizeof(cl_uint))
+
+/* Keys per portion stay below 2^30: the look-back words count in 30 bits. */
+#define NV_PORTION_LIMIT (((size_t)1 << 30) - 1)
+
+/* The NVIDIA path runs where the PTX paths do (CLSORT_RADIX_PORTABLE=1
+ * turns it off there). CLSORT_RADIX_EMULATE=1 runs it anywhere with its
+ * warp operations emulated in local memory: the tests use it on PoCL. */
+static bool emulates_nv_path(void) { return clsort__env_flag("CLSORT_RADIX_EMULATE"); }
+static bool uses_nv_path(const clsort_context *ctx) {
+  return (ctx->tuning.use_ptx && !clsort__env_flag("CLSORT_RADIX_PORTABLE")) ||
+         emulates_nv_path();
+}
+
+static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *job) {
+  size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
+  clsort__onesweep_shape shape = clsort__onesweep_shape_for(ctx, key_size, vs, n);
+  /* 64-bit offsets from 2^32 keys on (CLSORT_RADIX_WIDE=1 forces them, so
+   * that the tests reach that code at small n). */
+  bool wide = n > UINT32_MAX || clsort__env_flag("CLSORT_RADIX_WIDE");
+  size_t offset_size = wide ? 8 : 4;
+  bool emulate = !ctx->tuning.use_ptx;
+  /* The per-warp counters get their own local memory when it fits next to
+   * the staged tile (see onesweep.cl). */
+  size_t wider = key_size > vs ? key_size : vs;
+  bool split = (size_t)shape.wg * shape.items * wider + shape.wg / 32 * 1024 +
+                   256 * offset_size + 256 <= ctx->local_mem;
+  char regs[40] = "";
+  if (shape.regs && !emulate) snprintf(regs, sizeof regs, " -cl-nv-maxrregcount=%u", shape.regs);
+  char options[384];
+  snprintf(options, sizeof options,
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DVALUE_BITS=%d -DOFFSET_T=%s "
+           "-DOFFSET_BITS=%d -DOS_WG=%u -DOS_ITEMS=%u -DOS_MATCH=%u -DOS_SPLIT=%d "
+           "-DOS_EMULATE=%d%s",
+           key_size == 8 ? "ulong" : "uint", key_size * 8, vs ? 1 : 0,
+           vs == 8 ? "ulong" : "uint", vs == 8 ? 64 : 32, wide ? "ulong" : "uint",
+           wide ? 64 : 32, shape.wg, shape.items, shape.match, split ? 1 : 0, emulate ? 1 : 0,
+           regs);
+  cl_kernel histogram, pass_kernel, finish;
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &nv_spec, options, "radix_nv_histogram", &histogram));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &nv_spec, options, "radix_nv_pass", &pass_kernel));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &nv_spec, options, "radix_nv_finish", &finish));
+
+  size_t wg = shape.wg, tile = wg * shape.items, tiles = clsort__div_up(n, tile);
+  /* CLSORT_RADIX_PORTION=N caps a portion at N keys, so that the tests
+   * reach several portions at small n. */
+  size_t portion_keys = NV_PORTION_LIMIT;
+  unsigned cap = 0;
+  if (clsort__env_fields("CLSORT_RADIX_PORTION", &cap, 1) == 1 && cap >= tile) portion_keys = cap;
+  size_t rows = clsort__min(tiles, portion_keys / tile);
+  size_t portions = clsort__div_up(tiles, rows);
+  unsigned passes = (job->end_bit - job->begin_bit + 7) / 8;
+  size_t area_words = 32 + rows * 256;
+
+  /* Everything that can fail, before the first launch. */
+  cl_mem ctl, bases, status, x0, x1, v0 = NULL, v1 = NULL;
+  size_t hist_bytes = (size_t)passes * 256 * offset_size;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_RADIX_NV, NV_CTL_BYTES, &ctl));
+  FORWARD_IF_ERROR(
+      clsort__scratch(ctx, SLOT_PASS_TABLES, hist_bytes * (portions + 1), &bases));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, 2 * area_words * sizeof(cl_uint), &status));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &x0));
+  if (job->keys_out)
+    x1 = job->keys_out;
+  else
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * key_size, &x1));
+  if (vs) {
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, n * vs, &v0));
+    v1 = job->vals_out;
+  }
+  /* alias bit 0: the keys' output is their input; bit 1: the values'. */
+  bool keys_alias = job->keys_out == job->keys_in;
+  bool vals_alias = vs && !job->make_index && job->vals_out == job->vals_in;
+  cl_int alias = (keys_alias ? 1 : 0) | (vals_alias ? 2 : 0);
+  /* A sort whose output is not its input must run at least one pass even
+   * when every pass would be the identity; argsort needs it for indices. */
+  cl_int need_one = job->make_index || !keys_alias || (vs && !vals_alias);
+
+  cl_ulong n64 = n;
+  cl_uint begin = job->begin_bit, end = job->end_bit, clear = (cl_uint)area_words;
+  cl_uint portions32 = (cl_uint)portions, rows32 = (cl_uint)rows;
+  int kind = clsort__key_kind(job->type), desc = job->descending, make_index = job->make_index;
+  /* The counts start at zero: every histogram launch leaves them so, and
+   * a buffer not known to be clean (new, or after a failed enqueue) is
+   * filled first. */
+  if (ctx->radix_nv_clean != ctl) {
+    cl_uint zero = 0;
+    FORWARD_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, ctl, &zero, sizeof zero, 0,
+                                                  NV_CTL_BYTES, 0, NULL, NULL)));
+  }
+  ctx->radix_nv_clean = NULL;
+  /* The histogram reads the keys once: enough groups to keep every SM's
+   * loads in flight, each with a contiguous chunk. */
+  size_t hist_groups = clsort__max(1, clsort__min((size_t)ctx->compute_units * 4,
+                                                  clsort__div_up(n, wg * 16)));
+  clsort__arg hist_args[] = {ARG(job->keys_in), ARG(n64),    ARG(begin),    ARG(end),
+                             ARG(kind),         ARG(desc),   ARG(ctl),      ARG(status),
+                             ARG(clear),        ARG(need_one), ARG(portions32), ARG(bases)};
+  FORWARD_IF_ERROR(
+      clsort__launch(ctx, histogram, hist_groups * wg, wg, 12, hist_args, 0, NULL, NULL));
+  ctx->radix_nv_clean = ctl;
+
+  /* Keys-only programs ignore the value buffers; any valid buffer will do. */
+  cl_mem vsrc = vs && !job->make_index ? job->vals_in : job->keys_in;
+  cl_mem va = vs ? v0 : x0, vb = vs ? v1 : x1;
+  for (cl_uint slot = 0; slot < passes; slot++) {
+    for (cl_uint k = 0; k < portions32; k++) {
+      size_t ntiles = clsort__min(rows, tiles - (size_t)k * rows);
+      clsort__arg args[] = {ARG(job->keys_in), ARG(x0),   ARG(x1),         ARG(vsrc),
+                            ARG(va),           ARG(vb),   ARG(n64),        ARG(slot),
+                            ARG(k),            ARG(portions32), ARG(rows32),
+                            ARG(begin),        ARG(end),  ARG(kind),       ARG(desc),
+                            ARG(make_index),   ARG(alias), ARG(ctl),       ARG(bases),
+                            ARG(status)};
+      FORWARD_IF_ERROR(
+          clsort__launch(ctx, pass_kernel, ntiles * wg, wg, 20, args, 0, NULL, NULL));
+    }
+  }
+  cl_int copy_keys = keys_alias && job->keys_out, copy_values = vals_alias;
+  if (copy_keys || copy_values) {
+    size_t groups = clsort__max(1, clsort__min((size_t)ctx->compute_units * 4,
+                                               clsort__div_up(n, wg * 8)));
+    clsort__arg args[] = {ARG(x0), ARG(x1),  ARG(va),        ARG(vb),
+                          ARG(n64), ARG(ctl),  ARG(copy_keys), ARG(copy_values)};
+    FORWARD_IF_ERROR(clsort__launch(ctx, finish, groups * wg, wg, 8, args, 0, NULL, NULL));
+  }
+  return CLSORT_SUCCESS;
+}
+
 clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type);
   if (n == 0) return CLSORT_SUCCESS;
@@ -203,6 +341,7 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
     return CL_CHECK(clEnqueueFillBuffer(ctx->queue, job->vals_out, &zero, job->value_size, 0,
                                         job->value_size, 0, NULL, NULL));
   }
+  if (uses_nv_path(ctx)) return nv_radix_sort(ctx, job);
   bool wide = n > UINT32_MAX;
   radix_kernels k;
   FORWARD_IF_ERROR(get_kernels(ctx, job, wide, &k));
