@@ -14,8 +14,13 @@ static const char usage[] =
     "Sorts the keys in the binary file IN (native byte order, no header) and\n"
     "writes them to OUT. With --values, the values file is permuted along with\n"
     "the keys and written to OUT.values (or --values-out). Outputs are written to\n"
-    "temporary files and renamed into place only when everything succeeded, so\n"
-    "a failed sort never leaves partial output. IN and OUT may be the same file.\n"
+    "temporary files and renamed into place only when everything succeeded, the\n"
+    "keys and the values together, so a failed sort leaves every file as it was.\n"
+    "A replaced file keeps its mode and, where allowed, its owner; a symbolic\n"
+    "link stays a link, and the file it points to gets the data. Devices and\n"
+    "FIFOs (/dev/null, /dev/stdout on a pipe) are written straight through, never\n"
+    "replaced. IN and OUT may be the same file; the keys and the values may not\n"
+    "go to the same file.\n"
     "\n"
     "options:\n"
     "  --type T          key type: u32, i32, f32, u64, i64 or f64 (required)\n"
@@ -133,13 +138,30 @@ int cmd_sort(int argc, char **argv) {
   int rc = parse_args(argc, argv, &a);
   if (rc != EXIT_OK) return rc;
 
-  char err[512], values_out[4096];
+  /* Room for a failed commit's message, which names each file kept. */
+  char err[16384], values_out[4096];
   void *keys = NULL, *values = NULL;
   size_t key_bytes = 0, value_bytes = 0;
   clsort_context *ctx = NULL;
   atomic_file kf, vf;
   kf.fd = vf.fd = -1;
   kf.tmp[0] = vf.tmp[0] = '\0';
+  if (a.values) {
+    if (a.values_out) {
+      snprintf(values_out, sizeof values_out, "%s", a.values_out);
+    } else if (snprintf(values_out, sizeof values_out, "%s.values", a.out) >=
+               (int)sizeof values_out) {
+      return cli_usage_error("sort", "output path too long");
+    }
+    /* Compared as files, not names: one of the two would be lost. */
+    if (same_output_file(a.out, values_out)) {
+      if (strcmp(a.out, values_out) == 0)
+        return cli_usage_error("sort", "the keys and the values cannot both go to %s", a.out);
+      return cli_usage_error("sort",
+                             "the keys and the values cannot both go to %s (%s is the same file)",
+                             a.out, values_out);
+    }
+  }
   rc = EXIT_FAILED;
 
   /* Sizes first: a file the device cannot take is refused before it is
@@ -157,16 +179,6 @@ int cmd_sort(int argc, char **argv) {
     if (value_bytes != n * a.value_size) {
       snprintf(err, sizeof err, "%s: %zu bytes, but %zu keys need %zu values of %zu bytes (%zu bytes)",
                a.values, value_bytes, n, n, a.value_size, n * a.value_size);
-      goto fail_msg;
-    }
-    if (a.values_out) {
-      snprintf(values_out, sizeof values_out, "%s", a.values_out);
-    } else if (snprintf(values_out, sizeof values_out, "%s.values", a.out) >= (int)sizeof values_out) {
-      snprintf(err, sizeof err, "output path too long");
-      goto fail_msg;
-    }
-    if (strcmp(values_out, a.out) == 0) {
-      snprintf(err, sizeof err, "the keys and the values cannot both go to %s", a.out);
       goto fail_msg;
     }
   }
@@ -207,18 +219,12 @@ int cmd_sort(int argc, char **argv) {
     goto fail_msg;
   }
 
-  /* Both outputs are complete on disk before either is renamed in. */
+  /* Both outputs are complete on disk before either is put in place, and
+   * then both are, or neither. */
   if (!atomic_write_all(&kf, keys, key_bytes, err, sizeof err)) goto fail_msg;
-  if (values) {
-    if (!atomic_write_all(&vf, values, value_bytes, err, sizeof err)) goto fail_msg;
-    if (!atomic_commit(&vf, err, sizeof err)) goto fail_msg;
-  }
-  if (!atomic_commit(&kf, err, sizeof err)) {
-    /* The values are in place but their keys are not: take them back out
-     * rather than leave a mismatched pair. */
-    if (values) remove(values_out);
-    goto fail_msg;
-  }
+  if (values && !atomic_write_all(&vf, values, value_bytes, err, sizeof err)) goto fail_msg;
+  atomic_file *outputs[2] = {&kf, &vf};
+  if (!atomic_commit_all(outputs, values ? 2 : 1, err, sizeof err)) goto fail_msg;
   if (a.verbose) {
     fprintf(stderr, "clsort sort: %zu %s keys%s on %s in %.3f ms (%.1f Mkeys/s, transfers included)\n",
             n, kt_name(a.type), values ? " with values" : "", clsort_context_device_name(ctx),

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Reads the file at `path` into a malloc'ed buffer (at least one byte is
  * allocated, so *data is never NULL on success). Returns 1, or 0 with a
@@ -14,23 +15,51 @@ int file_read_all(const char *path, void **data, size_t *size, char *err, size_t
 /* The size of the regular file at `path`. Returns 1, or 0 with a message. */
 int file_size(const char *path, size_t *size, char *err, size_t err_size);
 
-/* A file being written under a temporary name next to its final path, so
- * that readers see either the old file or the complete new one. */
+/* Whether outputs `a` and `b` would write the same regular file: the same
+ * device and inode when it exists, else the same directory and name once
+ * symbolic links are followed ("o5.bin" and "./o5.bin"). A device or FIFO
+ * named twice is not a clash: it takes both in turn. */
+int same_output_file(const char *a, const char *b);
+
+/* An output file, written so that readers see either the old file or the
+ * complete new one. A regular file (or a new one) is written under a
+ * temporary name next to it and renamed into place; a symbolic link stays a
+ * link and the file it points to is the one replaced. A device or FIFO
+ * (/dev/null, a pipe behind /dev/stdout) is never replaced: it is written
+ * straight through at the commit. */
 typedef struct atomic_file {
-  char path[4096];
-  char tmp[4096];
-  int fd;
+  char path[4096];   /* as the user named it */
+  char target[4096]; /* the file to replace: `path` with its links followed */
+  char tmp[4096];    /* the new contents until the commit; "" when none */
+  char old[4104];    /* the original, under a second name, during a commit */
+  int fd;            /* of tmp, until it is written */
+  int through;       /* not a regular file: written straight through */
+  int existed;       /* target existed: the new file takes its owner and mode */
+  int moved;         /* the original was moved to `old`, not linked */
+  int committed;     /* tmp was renamed to target */
+  mode_t mode;       /* for the new file */
+  uid_t uid;
+  gid_t gid;
+  const void *data; /* what a file written through gets at the commit */
+  size_t size;
 } atomic_file;
 
-/* Creates the temporary file next to `path` (refusing a `path` that is a
- * directory). Until it is committed or aborted, SIGINT, SIGTERM, SIGHUP and
- * SIGQUIT remove it before ending the program. Returns 1, or 0 with a
+/* Prepares the output `path` (refusing a directory): creates its temporary
+ * file, or notes that it is written through. Until it is committed or
+ * aborted, SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE remove the
+ * temporary file before ending the program. Returns 1, or 0 with a
  * message. */
 int atomic_open(atomic_file *f, const char *path, char *err, size_t err_size);
-/* Writes all bytes and syncs them to disk. Returns 1, or 0 with a message. */
+/* Writes all bytes to the temporary file, gives it the original's owner
+ * (where allowed) and mode (a new file: 0666 & ~umask), and syncs it to
+ * disk. An output written through only keeps `data`, which must stay valid
+ * until the commit. Returns 1, or 0 with a message. */
 int atomic_write_all(atomic_file *f, const void *data, size_t size, char *err, size_t err_size);
-/* Renames the temporary file over the final path. Returns 1, or 0. */
-int atomic_commit(atomic_file *f, char *err, size_t err_size);
+/* Puts all `count` outputs in place, or none: on a failure every original
+ * file is as it was and every temporary file is gone. (The one exception:
+ * what a device or FIFO was sent cannot be taken back, so those are written
+ * first.) Returns 1, or 0 with a message. */
+int atomic_commit_all(atomic_file *const *files, size_t count, char *err, size_t err_size);
 /* Removes the temporary file (safe to call after a commit: no-op). */
 void atomic_abort(atomic_file *f);
 

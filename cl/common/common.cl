@@ -35,6 +35,18 @@
 
 #define KERNEL __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 
+/* The barrier over local memory of a group of WG_SIZE work-items. A group
+ * of one work-item needs none (its own accesses are ordered), and leaving
+ * the call out keeps PoCL's work-group compiler from splitting the kernel
+ * into regions at all: faster to compile, and clear of the region bugs of
+ * PoCL 5 (kernels of one work-item are the CPU shape). Other group sizes
+ * (bitonic.cl's, merge.cl's) define their own the same way. */
+#if WG_SIZE > 1
+#define WG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#define WG_BARRIER() ((void)0)
+#endif
+
 /* Full unrolling keeps per-item arrays in GPU registers. On CPUs, where
  * ITEMS is in the hundreds, it multiplies compile time (PoCL compiles every
  * variant at first use: 48 s for a compact variant), so loops unroll by 16

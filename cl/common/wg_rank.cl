@@ -41,7 +41,7 @@ UNROLL
     rank[i] = (old >> shift) & 0xffffu; /* equal digits before it in this work-item */
     *c = old + (1u << shift);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   /* Each work-item scans RANK_ROWS consecutive words of the flattened array. */
   uint words[RANK_ROWS];
   uint sum = 0;
@@ -59,11 +59,11 @@ UNROLL
     counters[PAD(lid * RANK_ROWS + k)] = prefix;
     prefix += words[k];
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
 UNROLL
   for (uint i = 0; i < RANK_ITEMS; i++) {
     uint d = digit[i];
     rank[i] += (counters[PAD((d & 7u) * WG_SIZE + lid)] >> ((d >> 3) * 16u)) & 0xffffu;
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
 }

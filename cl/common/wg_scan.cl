@@ -73,7 +73,7 @@ WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
   WG_T excl = WG_FN(wg_shfl_up)(incl, 1);
   if (lane == 0) excl = 0;
   if (lane == WARP_SIZE - 1) tmp[warp] = incl;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   if (warp == 0) {
     /* One warp scans the warp totals; its lanes all read before the
      * shuffles and write after them. */
@@ -84,10 +84,10 @@ WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
     if (lane < NUM_WARPS) tmp[lane] = lane == 0 ? (WG_T)0 : we;
     if (lane == NUM_WARPS - 1) tmp[WG_SIZE - 1] = wi;
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   WG_T result = tmp[warp] + excl;
   *total = tmp[WG_SIZE - 1];
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   return result;
 }
 #else
@@ -96,17 +96,17 @@ WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
 WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
   uint lid = get_local_id(0);
   tmp[lid] = x;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   for (uint d = 1; d < WG_SIZE; d <<= 1) {
     WG_T y = lid >= d ? tmp[lid - d] : (WG_T)0;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
     tmp[lid] += y;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
   }
   /* The left neighbour's inclusive sum, not incl - x: exact for floats. */
   WG_T excl = lid > 0 ? tmp[lid - 1] : (WG_T)0;
   *total = tmp[WG_SIZE - 1];
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   return excl;
 }
 #endif
@@ -116,13 +116,13 @@ WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
 WG_T WG_FN(wg_reduce)(WG_T x, int op, __local WG_T *tmp) {
   uint lid = get_local_id(0);
   tmp[lid] = x;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   for (uint s = WG_SIZE / 2; s > 0; s >>= 1) {
     if (lid < s) tmp[lid] = WG_FN(combine)(tmp[lid], tmp[lid + s], op);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
   }
   WG_T r = tmp[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   return r;
 }
 

@@ -18,13 +18,13 @@ KERNEL void bucket_histogram(__global const uint *buckets, ulong n, ulong tile_s
   uint lid = get_local_id(0);
   ulong t = get_group_id(0);
   for (uint b = lid; b < num_buckets; b += WG_SIZE) hist[b] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   ulong begin = t * tile_size;
   ulong end = min(n, begin + tile_size);
   for (ulong i = begin + lid; i < end; i += WG_SIZE) {
     uint b = buckets[i];
     if (b < num_buckets) LOCAL_INC(&hist[b]);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   for (uint b = lid; b < num_buckets; b += WG_SIZE) table[b * tiles + t] = hist[b];
 }

@@ -159,7 +159,7 @@ KERNEL void FN(scan_single_pass)(__global const T *in, __global T *out, ulong n,
   __local T tile_prefix;
   uint lid = get_local_id(0), lane = lane_id();
   if (lid == 0) tile_slot = atomic_inc((volatile __global uint *)state);
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   long tile = tile_slot;
   volatile __global ulong *status = state + 1;
 
@@ -206,7 +206,7 @@ UNROLL_FULL
       }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   T base = tile_prefix + warp_prefix;
 UNROLL_FULL
   for (uint j = 0; j < ROUNDS; j++) {

@@ -99,7 +99,7 @@ UNROLL
         order[tile_kept + (pos - rank)] = (ushort)pos;
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
     uint outputs = split ? len : tile_kept;
     for (uint s = lid; s < outputs; s += WG_SIZE) {
       ulong dst = s < tile_kept ? kept_before + s : total + dropped_before + (s - tile_kept);
@@ -107,6 +107,6 @@ UNROLL
     }
     kept_before += tile_kept;
     dropped_before += len - tile_kept;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
   }
 }

@@ -65,6 +65,13 @@
 
 #define TILE_KERNEL __kernel __attribute__((reqd_work_group_size(BT_WG, 1, 1)))
 #define GLOBAL_KERNEL __kernel __attribute__((reqd_work_group_size(BT_GLOBAL_WG, 1, 1)))
+/* A barrier of the tile kernels' groups (none for one work-item: see
+ * WG_BARRIER in common.cl). */
+#if BT_WG > 1
+#define BT_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#define BT_BARRIER() ((void)0)
+#endif
 
 /* ------------------------------------------------------ compare-exchange */
 /* Smaller key to K[a], larger to K[b]; ties stay. In stable programs the
@@ -250,7 +257,8 @@ inline void tile_store(local const tile_mem *m, global KEY_T *keys, global VALUE
   } while (0)
 
 /* Sorts each work-item's blocked run of BT_ITEMS elements in registers:
- * all stages of blocks up to BT_ITEMS in one pass. */
+ * all stages of blocks up to BT_ITEMS in one pass. The caller follows it
+ * with a barrier. */
 inline void tile_sort_runs(local tile_mem *m, uint size) {
   uint t = get_local_id(0);
   if (t < size >> BT_LOG_ITEMS) {
@@ -268,14 +276,15 @@ inline void tile_sort_runs(local tile_mem *m, uint size) {
     }
     BT_UNROLL for (uint x = 0; x < BT_ITEMS; x++) REGS_TO_TILE(x, PAD(base + x));
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 /* One round of r steps over the tile's first `size` elements, at index
  * bits [lo, lo + r); the first step is a flip when `flip`. Each work-item
- * takes BT_ITEMS >> r cosets of 2^r elements. Ends with a barrier. */
-#define TILE_ROUND(r)                                                                    \
-  inline void tile_round##r(local tile_mem *m, uint size, uint lo, int flip) {           \
+ * takes BT_ITEMS >> r cosets of 2^r elements. No barrier inside: every
+ * barrier of the tile kernels stands at the kernel's top level (see
+ * TILE_ROUNDS), which is where PoCL's work-group compiler can split it. */
+#define TILE_ROUND_BODY(r)                                                               \
+  {                                                                                     \
     const uint slots = 1u << (r), per = BT_ITEMS >> (r);                                \
     uint active = size >> BT_LOG_ITEMS, t = get_local_id(0);                            \
     if (t < active) {                                                                   \
@@ -293,8 +302,19 @@ inline void tile_sort_runs(local tile_mem *m, uint size) {
         ROUND_STEPS(K, V, I, q * slots, (r), 1u, flip);                                 \
       BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) REGS_TO_TILE(j, addr[j]);         \
     }                                                                                   \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
   }
+#if IS_CPU
+/* CPUs index these arrays at run time anyway (nothing is unrolled), so one
+ * function serves every r. It also keeps PoCL 5 alive: its work-group
+ * compiler crashes on a switch between the per-r copies inside the round
+ * loop. */
+inline void tile_round(local tile_mem *m, uint size, uint lo, uint r, int flip)
+TILE_ROUND_BODY(r)
+#else
+/* GPUs keep registers in registers only when every index is a constant:
+ * one copy per r, chosen by a switch. */
+#define TILE_ROUND(r)                                                                    \
+  inline void tile_round##r(local tile_mem *m, uint size, uint lo, int flip) TILE_ROUND_BODY(r)
 TILE_ROUND(1)
 #if BT_LOG_ITEMS >= 2
 TILE_ROUND(2)
@@ -320,27 +340,56 @@ inline void tile_round(local tile_mem *m, uint size, uint lo, uint r, int flip) 
     default: tile_round1(m, size, lo, flip); break;
   }
 }
+#endif
 
-/* The steps of a block of 2^s elements over bits [0, s), in rounds of
- * BT_LOG_ITEMS bits; the first round takes the remainder so that the last
- * one is the conflict-free blocked layout. With `flip` it is a full merge
- * stage of sorted halves; without, the local tail of a global merge. */
-inline void tile_merge(local tile_mem *m, uint size, uint s, int flip) {
-  uint r = s % BT_LOG_ITEMS;
-  if (r == 0) r = BT_LOG_ITEMS;
-  uint lo = s - r;
-  tile_round(m, size, lo, r, flip);
-  while (lo > 0) {
-    lo -= BT_LOG_ITEMS;
-    tile_round(m, size, lo, BT_LOG_ITEMS, 0);
+/* The rounds of the tile kernels, in order. Stage s (blocks of 2^s
+ * elements) runs over index bits [0, s) in rounds of BT_LOG_ITEMS bits;
+ * its first round takes the remainder so that the last one is the
+ * conflict-free blocked layout. A stage's first round starts with the flip
+ * when the stage merges sorted halves; without, the stage is the local
+ * tail of a global merge. */
+typedef struct tile_round_at {
+  uint s, lo, r;
+  int flip;
+} tile_round_at;
+
+inline tile_round_at stage_first_round(uint s, int flip) {
+  tile_round_at at;
+  at.s = s;
+  at.r = s % BT_LOG_ITEMS == 0 ? BT_LOG_ITEMS : s % BT_LOG_ITEMS;
+  at.lo = s - at.r;
+  at.flip = flip;
+  return at;
+}
+
+/* The round after `at`: the stage's next bits, or the next stage (which
+ * merges sorted halves). */
+inline tile_round_at next_round(tile_round_at at) {
+  if (at.lo == 0) return stage_first_round(at.s + 1, 1);
+  at.lo -= BT_LOG_ITEMS;
+  at.r = BT_LOG_ITEMS;
+  at.flip = 0;
+  return at;
+}
+
+/* Runs every round from `first` up to the end of stage `last_s`, each
+ * followed by a barrier. A macro, not a function: PoCL 5's work-group
+ * compiler aborts on barriers inside called helpers and nested loops, so
+ * the loop and its one barrier must sit in the kernel body itself. The
+ * trip count depends only on the group's size and stage: uniform. */
+#define TILE_ROUNDS(m, size, first, last_s)                           \
+  for (tile_round_at at_ = (first); at_.s <= (last_s); at_ = next_round(at_)) { \
+    tile_round((m), (size), at_.lo, at_.r, at_.flip);                  \
+    BT_BARRIER();                                      \
   }
-}
 
-/* Sorts the tile's first `size` elements (a power of two >= BT_ITEMS). */
-inline void tile_sort(local tile_mem *m, uint size) {
-  tile_sort_runs(m, size);
-  for (uint s = BT_LOG_ITEMS + 1; (1u << s) <= size; s++) tile_merge(m, size, s, 1);
-}
+/* Sorts the tile's first `size` elements (a power of two >= BT_ITEMS),
+ * after a barrier that makes them visible: the runs in registers, then the
+ * stages of larger blocks. */
+#define TILE_SORT(m, size)                                                        \
+  tile_sort_runs((m), (size));                                                    \
+  BT_BARRIER();                                                   \
+  TILE_ROUNDS((m), (size), stage_first_round(BT_LOG_ITEMS + 1, 1), 31 - clz(size))
 
 /* The power of two a tile of len elements sorts over: at least one run. */
 inline uint sort_size(uint len) {
@@ -358,8 +407,8 @@ TILE_KERNEL void bitonic_sort_tiles(const global KEY_T *keys_in, global KEY_T *k
   ulong begin = (ulong)get_group_id(0) * BT_TILE;
   uint len = (uint)min((ulong)BT_TILE, n - begin), size = sort_size(len);
   tile_load(&m, keys_in, vals_in, begin, len, size, kind, desc, make_index);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  tile_sort(&m, size);
+  BT_BARRIER();
+  TILE_SORT(&m, size);
   tile_store(&m, keys_out, vals_out, begin, len, kind, desc);
 }
 
@@ -371,11 +420,12 @@ TILE_KERNEL void bitonic_sort_segments(global KEY_T *keys, global VALUE_T *vals,
   local tile_mem m;
   size_t g = get_group_id(0);
   ulong begin = segments[2 * g], end = segments[2 * g + 1];
-  if (end <= begin + 1) return; /* the whole group leaves: nothing to sort */
-  uint len = (uint)(end - begin), size = sort_size(len);
+  /* Segments of 0 or 1 elements load and store nothing (no early return:
+   * every work-item must reach the barriers below). */
+  uint len = end > begin + 1 ? (uint)(end - begin) : 0u, size = sort_size(len);
   tile_load(&m, keys, vals, begin, len, size, kind, desc, 0);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  tile_sort(&m, size);
+  BT_BARRIER();
+  TILE_SORT(&m, size);
   tile_store(&m, keys, vals, begin, len, kind, desc);
 }
 
@@ -388,9 +438,10 @@ TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, u
   local tile_mem m;
   ulong begin = (ulong)get_group_id(0) * BT_TILE;
   uint len = (uint)min((ulong)BT_TILE, n - begin);
+  const uint s = BT_LOG_ITEMS + (31 - clz((uint)BT_WG));
   tile_load(&m, keys, vals, begin, len, BT_TILE, kind, desc, 0);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  tile_merge(&m, BT_TILE, BT_LOG_ITEMS + (31 - clz((uint)BT_WG)), 0);
+  BT_BARRIER();
+  TILE_ROUNDS(&m, BT_TILE, stage_first_round(s, 0), s);
   tile_store(&m, keys, vals, begin, len, kind, desc);
 }
 

@@ -26,6 +26,13 @@
 #endif
 
 #define MG_TILE (MG_WG * MG_ITEMS)
+/* A barrier of the merge groups (none for one work-item, the CPU shape:
+ * see WG_BARRIER in common.cl). */
+#if MG_WG > 1
+#define MG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#define MG_BARRIER() ((void)0)
+#endif
 #if KEY_BITS == 32
 #define MG_V 4
 #else
@@ -107,7 +114,7 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     bounds[2] = d1 > nb ? d1 - nb : 0;
     bounds[3] = min(d1, na);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  MG_BARRIER();
   for (;;) {
     const ulong lo0 = bounds[0], hi0 = bounds[1], lo1 = bounds[2], hi1 = bounds[3];
     if (lo0 >= hi0 && lo1 >= hi1) break;
@@ -120,22 +127,21 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
       votes[lid] = t0;
       votes[MG_PROBES + lid] = t1;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (probe && lo0 < hi0) {
-      if (t0 && (lid == MG_PROBES - 1 || !votes[lid + 1])) bounds[0] = p0 + 1;
-      if (!t0 && (lid == 0 || votes[lid - 1])) bounds[1] = p0;
-    }
-    if (probe && lo1 < hi1) {
-      if (t1 && (lid == MG_PROBES - 1 || !votes[MG_PROBES + lid + 1])) bounds[2] = p1 + 1;
-      if (!t1 && (lid == 0 || votes[MG_PROBES + lid - 1])) bounds[3] = p1;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    MG_BARRIER();
+    /* Flat ifs, none nested in another: PoCL 5's work-group compiler
+     * crashes on nested ones between the barriers of this loop. */
+    const bool s0 = probe && lo0 < hi0, s1 = probe && lo1 < hi1;
+    if (s0 && t0 && (lid == MG_PROBES - 1 || !votes[lid + 1])) bounds[0] = p0 + 1;
+    if (s0 && !t0 && (lid == 0 || votes[lid - 1])) bounds[1] = p0;
+    if (s1 && t1 && (lid == MG_PROBES - 1 || !votes[MG_PROBES + lid + 1])) bounds[2] = p1 + 1;
+    if (s1 && !t1 && (lid == 0 || votes[MG_PROBES + lid - 1])) bounds[3] = p1;
+    MG_BARRIER();
   }
   const ulong a0 = bounds[0], a1 = bounds[2], b0 = d0 - a0, b1 = d1 - a1;
   const uint nat = (uint)(a1 - a0), nbt = (uint)(b1 - b0), len = (uint)(d1 - d0);
   load_bits(in, keys_in, a + a0, nat, kind, desc);
   load_bits(in + nat, keys_in, b + b0, nbt, kind, desc);
-  barrier(CLK_LOCAL_MEM_FENCE);
+  MG_BARRIER();
 
   /* This work-item's outputs [dt, dt + MG_ITEMS) of the tile: its co-rank
    * in local memory, then a serial merge. Invariant: i A keys and j B keys
@@ -166,7 +172,7 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
       }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  MG_BARRIER();
 
   /* Striped stores: 16-byte vectors over whole vectors (the tile starts
    * on one), scalars for the tail. */

@@ -130,21 +130,21 @@ inline ulong find_entry(const __global qk_entry *table, ulong entries, ulong t,
     range[0] = 0;
     range[1] = last;
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   for (ulong span = last; span > 0; span /= WG_SIZE + 1) {
     const ulong lo = range[0], hi = range[1];
     const ulong p = lo + ((lid + 1) * (hi - lo) + WG_SIZE) / (WG_SIZE + 1);
     const bool v = lo < hi && table[p].group <= t;
     votes[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lo < hi) {
-      if (v && (lid == WG_SIZE - 1 || !votes[lid + 1])) range[0] = p;
-      if (!v && (lid == 0 || votes[lid - 1])) range[1] = p - 1;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
+    /* Two flat ifs, not one nested in another: PoCL 5's work-group
+     * compiler crashes on the nested form inside this barrier loop. */
+    if (lo < hi && v && (lid == WG_SIZE - 1 || !votes[lid + 1])) range[0] = p;
+    if (lo < hi && !v && (lid == 0 || votes[lid - 1])) range[1] = p - 1;
+    WG_BARRIER();
   }
   const ulong e = range[0];
-  barrier(CLK_LOCAL_MEM_FENCE); /* range may be reused */
+  WG_BARRIER(); /* range may be reused */
   return e;
 }
 
@@ -162,7 +162,7 @@ inline void choose_pivot(const __global KEY_T *keys, qk_entry en, bool active, i
     if (sampled && j < QK_SAMPLES)
       samples[j] = key_to_bits(keys[en.begin + sample_offset(en.begin, en.len, j)], kind, desc);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   for (uint j0 = 0; j0 < QK_SAMPLES; j0 += WG_SIZE) {
     uint j = j0 + lid;
     if (sampled && j < QK_SAMPLES) {
@@ -176,14 +176,14 @@ inline void choose_pivot(const __global KEY_T *keys, qk_entry en, bool active, i
       if (rank == 0) picked[1] = s;
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   *pivot = (KEY_T)en.pivot;
   *le = false;
   if (sampled) {
     *pivot = picked[0];
     *le = !(picked[0] > picked[1]);
   }
-  barrier(CLK_LOCAL_MEM_FENCE); /* picked may be reused */
+  WG_BARRIER(); /* picked may be reused */
 }
 
 /* Loads a tile's keys, striped: item j of work-item l is key j * WG_SIZE
@@ -341,7 +341,7 @@ KERNEL void quick_split(const __global KEY_T *keys, const __global VALUE_T *vals
 #if QK_ONESWEEP
   __local uint ticket;
   if (lid == 0) ticket = atomic_inc((volatile __global uint *)tiles);
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   const ulong t = ticket;
   volatile __global ulong *status = (volatile __global ulong *)(tiles + 1);
   if (t >= aux[header_at + H_GROUPS]) return; /* NVIDIA only: PoCL never runs this */
@@ -393,7 +393,7 @@ KERNEL void quick_split(const __global KEY_T *keys, const __global VALUE_T *vals
       }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   const ulong left_before = seg_before;
 #else
   const ulong left_before = act ? tiles[t] - tiles[en.group] : 0;
@@ -418,14 +418,14 @@ UNROLL
     const uint slot = slot_of(j, mask, &rk);
     if (j * WG_SIZE + lid < len) sk[slot] = k[j];
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
 UNROLL
   for (uint j = 0; j < QK_ITEMS; j++) {
     const uint s = j * WG_SIZE + lid;
     if (s < len) keys_to[s < tile_left ? to_left + s : to_right - s] = sk[s];
   }
 #if HAS_VALUES
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   __local VALUE_T *sv = (__local VALUE_T *)stage;
   rk = ranked;
 UNROLL
@@ -434,7 +434,7 @@ UNROLL
     const uint slot = slot_of(j, mask, &rk);
     if (pos < len) sv[slot] = make_index ? (VALUE_T)(tile.first + pos) : vals[tile.first + pos];
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
 UNROLL
   for (uint j = 0; j < QK_ITEMS; j++) {
     const uint s = j * WG_SIZE + lid;

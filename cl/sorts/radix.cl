@@ -75,7 +75,7 @@ inline void count_chunk(__global const KEY_T *keys, ulong n, ulong chunk, int tr
                         int desc, uint passes, uint begin_bit, uint end_bit, __local uint *bins) {
   uint lid = get_local_id(0);
   for (uint c = lid; c < passes * RADIX_BINS; c += WG_SIZE) bins[c] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   ulong begin = get_group_id(0) * chunk;
   ulong end = min(n, begin + chunk);
   ulong base = begin;
@@ -93,7 +93,7 @@ inline void count_chunk(__global const KEY_T *keys, ulong n, ulong chunk, int tr
   }
   for (ulong i = base + lid; i < end; i += WG_SIZE)
     count_every_pass(bins, load_bits(keys, i, transform, kind, desc), passes, begin_bit, end_bit);
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
 }
 
 /* Digit histograms of every pass at once, from one read of the keys: the
@@ -184,10 +184,10 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
 #define EXCHANGE(x, rank, exch, type)                                          \
   do {                                                                         \
     for (uint i_ = 0; i_ < RADIX_ITEMS; i_++) (exch)[PAD((rank)[i_])] = (x)[i_];           \
-    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+    WG_BARRIER();                                              \
     for (uint i_ = 0; i_ < RADIX_ITEMS; i_++)                                  \
       (x)[i_] = (type)(exch)[PAD(lid * RADIX_ITEMS + i_)];                     \
-    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+    WG_BARRIER();                                              \
   } while (0)
 
 /* The local memory a tile pass uses. */
@@ -215,7 +215,7 @@ inline void radix_rank_tile(local radix_tile_mem *m, __global const KEY_T *keys_
                             uint len, uint shift, uint width, int first, int kind, int desc) {
   uint lid = get_local_id(0);
   for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) m->tile_count[d] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   KEY_T key[RADIX_ITEMS];
 #if HAS_VALUES
   ushort pos[RADIX_ITEMS];
@@ -271,12 +271,12 @@ UNROLL
     m->origin[PAD(rank[i])] = pos[i];
 #endif
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   for (uint s = lid; s < len; s += WG_SIZE) {
     uint d = key_digit(m->exch[PAD(s)], shift, width);
     if (s == 0 || key_digit(m->exch[PAD(s - 1)], shift, width) != d) m->run_start[d] = s;
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
 }
 
 /* Values no wider than keys are staged in the key array once the keys are
@@ -320,7 +320,7 @@ UNROLL
     }
   }
 #if VALUES_VIA_LOCAL
-  barrier(CLK_LOCAL_MEM_FENCE); /* the keys are out: reuse their space */
+  WG_BARRIER(); /* the keys are out: reuse their space */
   local VALUE_T *staged = (local VALUE_T *)m->exch;
   if (!make_index) {
     for (uint i = 4 * lid; i < len; i += 4 * WG_SIZE) {
@@ -335,7 +335,7 @@ UNROLL
       }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
 UNROLL
   for (uint j = 0; j < RADIX_ITEMS; j++) {
     uint s = lid + j * WG_SIZE;
@@ -363,9 +363,9 @@ KERNEL void radix_downsweep(__global const KEY_T *keys_in, __global KEY_T *keys_
     radix_rank_tile(&m, keys_in, t0, len, shift, width, first, kind, desc);
     radix_scatter_tile(&m, keys_out, vals_in, vals_out, t0, len, shift, width, last, kind, desc,
                        make_index);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
     for (uint d = lid; d < RADIX_BINS; d += WG_SIZE) m.base[d] += m.tile_count[d];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
   }
 }
 
@@ -396,7 +396,7 @@ KERNEL void radix_onesweep(__global const KEY_T *keys_in, __global KEY_T *keys_o
   __local uint tile_slot;
   uint lid = get_local_id(0);
   if (lid == 0) tile_slot = atomic_inc(status);
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   uint tile = tile_slot;
   volatile __global uint *words = status + 1;
   ulong t0 = (ulong)tile * RADIX_TILE;
@@ -422,7 +422,7 @@ KERNEL void radix_onesweep(__global const KEY_T *keys_in, __global KEY_T *keys_o
     }
     m.base[d] = digit_bases[base_at + d] + before;
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   radix_scatter_tile(&m, keys_out, vals_in, vals_out, t0, len, shift, width, last, kind, desc,
                      make_index);
 }

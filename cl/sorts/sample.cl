@@ -147,7 +147,7 @@ inline void load_splitters(const global KEY_T *samples, const parent_t *p, int k
     if (x + 1 < p->k)
       spl[x] = key_to_bits(samples[p->sample + (ulong)(x + 1) * p->s - 1], kind, desc);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
 }
 
 /* The bucket of order bits b: a branch-free descent through the tree
@@ -227,7 +227,7 @@ KERNEL void sample_histogram(const global KEY_T *keys, const global ulong *aux, 
     UNROLL_FULL for (uint l = 0; l < SS_V; l++)
       BUMP(hist, classify(key_to_bits(k[l], kind, desc), p.logk, tree, spl), valid[l]);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  WG_BARRIER();
   for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE)
     table[p.table + b * p.chunks + c] = hist[b];
 }
@@ -309,7 +309,7 @@ KERNEL void sample_scatter(const global KEY_T *keys_in, global KEY_T *keys_out,
   ulong lo = max(p.begin, first), hi = min(p.end, first + chunk);
   for (ulong t0 = first; t0 < hi; t0 += SS_TILE) {
     for (uint b = lid; b < p.nb; b += WG_SIZE) tile_count[b] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
     /* Striped vectors: vector j of this work-item is tile vector
      * j * WG_SIZE + lid. */
     KEY_T key[SS_ITEMS];
@@ -323,7 +323,7 @@ KERNEL void sample_scatter(const global KEY_T *keys_in, global KEY_T *keys_out,
         BUMP(tile_count, b, valid[l]);
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
     /* Where each bucket's run starts in the tile: an exclusive scan of
      * the tile's counts, WG_SIZE buckets per round. */
     uint carry = 0;
@@ -334,7 +334,7 @@ KERNEL void sample_scatter(const global KEY_T *keys_in, global KEY_T *keys_out,
       if (b < p.nb) tile_start[b] = cursor[b] = carry + ex;
       carry += total;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
     UNROLL_FULL for (uint i = 0; i < SS_ITEMS; i++) {
       uint at = BUMP(cursor, bucket[i], bucket[i] != 0xFFFFu);
       if (bucket[i] != 0xFFFFu) {
@@ -345,7 +345,7 @@ KERNEL void sample_scatter(const global KEY_T *keys_in, global KEY_T *keys_out,
 #endif
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
     for (uint s = lid; s < carry; s += WG_SIZE) {
       uint b = lbucket[s];
       OFFSET_T dst = base[b] + (s - tile_start[b]);
@@ -355,9 +355,9 @@ KERNEL void sample_scatter(const global KEY_T *keys_in, global KEY_T *keys_out,
       vals_out[dst] = make_index ? (VALUE_T)from : vals_in[from];
 #endif
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
     for (uint b = lid; b < p.nb; b += WG_SIZE) base[b] += tile_count[b];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    WG_BARRIER();
   }
 }
 #endif

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -226,12 +227,9 @@ static char *listing(const char *dir) {
                    now_);                                                                     \
   } while (0)
 
-/* Neither dir/name nor a temporary file of the tool for it (".name.tmp.*")
- * exists. For directories this test may not list completely (/sys). */
-static void assert_no_output(const char *dir, const char *name) {
-  struct stat st;
-  char *p = path_in(dir, name);
-  if (stat(p, &st) == 0) ck_abort_msg("%s: %s exists after a failed sort", t_where(), p);
+/* No temporary file of the tool for dir/name (".name.tmp.*", the backup
+ * of a commit included) exists. */
+static void assert_no_temporary(const char *dir, const char *name) {
   char prefix[300];
   snprintf(prefix, sizeof prefix, ".%s.tmp.", name);
   DIR *d = opendir(dir);
@@ -244,6 +242,24 @@ static void assert_no_output(const char *dir, const char *name) {
     }
   }
   closedir(d);
+}
+
+/* Neither dir/name nor a temporary file of the tool for it exists. For
+ * directories this test may not list completely (/sys). */
+static void assert_no_output(const char *dir, const char *name) {
+  struct stat st;
+  char *p = path_in(dir, name);
+  if (stat(p, &st) == 0) ck_abort_msg("%s: %s exists after a failed sort", t_where(), p);
+  assert_no_temporary(dir, name);
+}
+
+/* The file at `path` holds exactly `bytes` bytes of `want`. */
+static void assert_file_is(const char *path, const void *want, size_t bytes) {
+  size_t got_bytes;
+  const char *got = read_whole(path, &got_bytes);
+  if (got_bytes != bytes)
+    ck_abort_msg("%s: %s holds %zu bytes, expected %zu", t_where(), path, got_bytes, bytes);
+  ASSERT_EQ_MEM(got, want, bytes);
 }
 
 /* ---------------------------------------------------------------- data */
@@ -310,6 +326,11 @@ static void check_sorted_pairs(clsort_type t, const void *in, const void *got, c
   }
 }
 
+static int compare_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
 static void *index_values(size_t vs, size_t n) {
   unsigned char *v = t_alloc(n * vs + 1);
   for (size_t i = 0; i < n; i++) {
@@ -334,6 +355,29 @@ static uint32_t *u32_keys(size_t n, const char *stream) {
   return k;
 }
 
+/* The exact bytes a sort must write: the keys in order (descending when
+ * desc) and, for a stable sort whose values were 0..n-1, those values. */
+static uint32_t *sorted_u32(const uint32_t *keys, size_t n, bool desc) {
+  uint32_t *s = t_alloc(n * 4 + 4);
+  memcpy(s, keys, n * 4);
+  qsort(s, n, 4, compare_u32);
+  for (size_t i = 0; desc && i < n / 2; i++) {
+    uint32_t t = s[i];
+    s[i] = s[n - 1 - i];
+    s[n - 1 - i] = t;
+  }
+  return s;
+}
+
+static uint32_t *stable_values_u32(const uint32_t *keys, size_t n) {
+  uint64_t *pairs = t_alloc(n * 8 + 8);
+  uint32_t *v = t_alloc(n * 4 + 4);
+  for (size_t i = 0; i < n; i++) pairs[i] = (uint64_t)keys[i] << 32 | i;
+  qsort(pairs, n, 8, compare_u64);
+  for (size_t i = 0; i < n; i++) v[i] = (uint32_t)pairs[i];
+  return v;
+}
+
 /* The test's files: work/in.u32 holds 1000 keys. */
 enum { N_KEYS = 1000 };
 
@@ -350,6 +394,8 @@ static void tool_setup(void) {
   t_unsetenv("CLSORT_KERNEL_DIR");
   t_unsetenv("CLSORT_PROFILE");
   t_unsetenv("CLSORT_LOG");
+  /* Saved once here, so that the tests may set it with setenv. */
+  t_unsetenv("CLSORT_FAIL_COMMIT_STEP");
   write_whole(path_in(work_, "in.u32"), u32_keys(N_KEYS, "tool keys"), N_KEYS * 4);
 }
 
@@ -469,7 +515,7 @@ T_TEST(values_that_do_not_match_the_keys_fail) {
   ASSERT_DIR_UNCHANGED(work_, before);
   r = RUN("sort", "--type", "u32", "--values", "vals", "--value-size", "8", "--values-out", "out",
           "in.u32", "out");
-  expect_error(&r, 1, "the keys and the values cannot both go to out");
+  expect_error(&r, 2, "the keys and the values cannot both go to out");
   ASSERT_DIR_UNCHANGED(work_, before);
 }
 
@@ -689,6 +735,377 @@ T_TEST(interrupted_sort_leaves_no_temporary_file) {
   }
 }
 
+/* --------------------------------------------------- replacing files */
+/* A file's bytes and its name, to check that a failed sort left it. */
+typedef struct kept_file {
+  const char *name;
+  const char *bytes;
+  size_t size;
+} kept_file;
+
+static kept_file keep(const char *name) {
+  kept_file k = {name, NULL, 0};
+  k.bytes = read_whole(path_in(work_, name), &k.size);
+  return k;
+}
+
+static void assert_kept(const kept_file *k) {
+  assert_file_is(path_in(work_, k->name), k->bytes, k->size);
+}
+
+/* The keys and the values are put in place together: CLSORT_FAIL_COMMIT_STEP
+ * makes each link and rename of that in turn fail (EIO, as a failing disk
+ * would), and after every one of them both originals are still there, byte
+ * for byte, with nothing left beside them. Then the first run that gets
+ * through writes both. */
+T_TEST(values_out_rename_failure_keeps_both_originals) {
+  static const char old_keys[] = "old keys, not to be lost\n";
+  static const char old_vals[] = "old values, not to be lost\n";
+  static const struct {
+    const char *out, *values_out;
+    unsigned min_steps; /* links and renames that can fail */
+  } cases[] = {
+      {"out", "vals", 4},       /* values in place; the keys replace a file */
+      {"out", "old.values", 4}, /* both replace files of their own */
+      {"new", "new.values", 2}, /* both new: a failure removes the first */
+  };
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4);
+    write_whole(path_in(work_, "out"), old_keys, sizeof old_keys);
+    write_whole(path_in(work_, "old.values"), old_vals, sizeof old_vals);
+    remove(path_in(work_, "new"));
+    remove(path_in(work_, "new.values"));
+    const char *before = listing(work_);
+    kept_file kept[] = {keep("in.u32"), keep("vals"), keep("out"), keep("old.values")};
+    unsigned step = 1;
+    run_result r;
+    for (;; step++) {
+      char value[16];
+      snprintf(value, sizeof value, "%u", step);
+      setenv("CLSORT_FAIL_COMMIT_STEP", value, 1);
+      r = RUN("sort", "--type", "u32", "--stable", "--values", "vals", "--value-size", "4",
+              "--values-out", cases[c].values_out, "in.u32", cases[c].out);
+      if (r.status == 0 || step > 20) break;
+      t_label("%s, with CLSORT_FAIL_COMMIT_STEP=%u", cmdline_, step);
+      expect_error(&r, 1, "Input/output error");
+      ASSERT_DIR_UNCHANGED(work_, before);
+      for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++) assert_kept(&kept[k]);
+    }
+    unsetenv("CLSORT_FAIL_COMMIT_STEP");
+    expect_quiet_success(&r);
+    if (step - 1 < cases[c].min_steps)
+      ck_abort_msg("%s: only %u steps could fail; expected %u", t_where(), step - 1,
+                   cases[c].min_steps);
+    assert_file_is(path_in(work_, cases[c].out), sorted_u32(keys, N_KEYS, false), N_KEYS * 4);
+    assert_file_is(path_in(work_, cases[c].values_out), stable_values_u32(keys, N_KEYS),
+                   N_KEYS * 4);
+    assert_no_temporary(work_, cases[c].out);
+    assert_no_temporary(work_, cases[c].values_out);
+    remove(path_in(work_, "new"));
+    remove(path_in(work_, "new.values"));
+  }
+}
+
+/* A failure that the rollback cannot undo either ("4+": the values' rename
+ * and every step after it fail): the keys' original is not deleted but kept
+ * under the name the message gives, and the values' original stays put. */
+T_TEST(failed_rollback_keeps_the_original_under_the_name_it_gives) {
+  static const char old_keys[] = "old keys, not to be lost\n";
+  write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4);
+  write_whole(path_in(work_, "out"), old_keys, sizeof old_keys);
+  kept_file vals = keep("vals");
+  setenv("CLSORT_FAIL_COMMIT_STEP", "4+", 1);
+  run_result r = RUN("sort", "--type", "u32", "--values", "vals", "--value-size", "4",
+                     "--values-out", "vals", "in.u32", "out");
+  unsetenv("CLSORT_FAIL_COMMIT_STEP");
+  expect_error(&r, 1, "cannot rename ");
+  const char *kept_as = strstr(r.err, "the original is kept as ");
+  if (!kept_as)
+    ck_abort_msg("%s: stderr does not say where the original is: \"%s\"", t_where(), r.err);
+  char name[256];
+  snprintf(name, sizeof name, "%.*s", (int)strcspn(kept_as + 24, "\n"), kept_as + 24);
+  assert_file_is(path_in(work_, name), old_keys, sizeof old_keys);
+  assert_kept(&vals);
+  /* The backup is the one file left beside the outputs. */
+  char want[512];
+  snprintf(want, sizeof want, "%s\nin.u32\nout\nvals\n", name);
+  ASSERT_EQ_STR(listing(work_), want);
+}
+
+/* A sorted file keeps its mode (a 0600 file must not become 0644) and, as
+ * root, its owner; a new output gets 0666 less the umask. */
+T_TEST(in_place_sort_keeps_mode_and_owner) {
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  char *in = path_in(work_, "in.u32");
+  ASSERT_EQ_I64(chmod(in, 0600), 0);
+  run_result r = RUN("sort", "--type", "u32", "in.u32", "in.u32");
+  expect_quiet_success(&r);
+  assert_file_is(in, sorted_u32(keys, N_KEYS, false), N_KEYS * 4);
+  struct stat st;
+  ASSERT_EQ_I64(stat(in, &st), 0);
+  ASSERT_EQ_U64(st.st_mode & 07777, 0600);
+  ASSERT_TRUE(S_ISREG(st.st_mode));
+  /* Another owner and group, where this process may give them. */
+  bool root = geteuid() == 0;
+  if (root) ASSERT_EQ_I64(chown(in, 4321, 8765), 0);
+  ASSERT_EQ_I64(chmod(in, 0640), 0);
+  write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4);
+  ASSERT_EQ_I64(chmod(path_in(work_, "vals"), 0604), 0);
+  r = RUN("sort", "--type", "u32", "--desc", "--values", "vals", "--value-size", "4",
+          "--values-out", "vals", "in.u32", "in.u32");
+  expect_quiet_success(&r);
+  assert_file_is(in, sorted_u32(keys, N_KEYS, true), N_KEYS * 4);
+  ASSERT_EQ_I64(stat(in, &st), 0);
+  ASSERT_EQ_U64(st.st_mode & 07777, 0640);
+  if (root) {
+    ASSERT_EQ_U64(st.st_uid, 4321);
+    ASSERT_EQ_U64(st.st_gid, 8765);
+  }
+  ASSERT_EQ_I64(stat(path_in(work_, "vals"), &st), 0);
+  ASSERT_EQ_U64(st.st_mode & 07777, 0604);
+  mode_t mask = umask(0);
+  umask(mask);
+  r = RUN("sort", "--type", "u32", "in.u32", "fresh");
+  expect_quiet_success(&r);
+  assert_file_is(path_in(work_, "fresh"), sorted_u32(keys, N_KEYS, false), N_KEYS * 4);
+  ASSERT_EQ_I64(stat(path_in(work_, "fresh"), &st), 0);
+  ASSERT_EQ_U64(st.st_mode & 07777, 0666 & ~mask);
+  ASSERT_EQ_STR(listing(work_), "fresh\nin.u32\nvals\n");
+}
+
+static void assert_link(const char *name, const char *to) {
+  char got[4096];
+  ssize_t len = readlink(path_in(work_, name), got, sizeof got - 1);
+  if (len < 0)
+    ck_abort_msg("%s: %s is no longer a symbolic link: %s", t_where(), name, strerror(errno));
+  got[len] = '\0';
+  ASSERT_EQ_STR(got, to);
+}
+
+/* A symbolic link stays a link: the file it leads to (through a chain, or
+ * relative to the link's own directory) gets the data and keeps its mode;
+ * a dangling link has its file created. */
+T_TEST(symlink_output_stays_a_symlink_and_its_target_gets_the_data) {
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  write_whole(path_in(work_, "data"), "junk", 4);
+  ASSERT_EQ_I64(chmod(path_in(work_, "data"), 0600), 0);
+  ASSERT_EQ_I64(symlink("data", path_in(work_, "link")), 0);
+  run_result r = RUN("sort", "--type", "u32", "in.u32", "link");
+  expect_quiet_success(&r);
+  assert_link("link", "data");
+  assert_file_is(path_in(work_, "data"), sorted_u32(keys, N_KEYS, false), N_KEYS * 4);
+  struct stat st;
+  ASSERT_EQ_I64(stat(path_in(work_, "data"), &st), 0);
+  ASSERT_EQ_U64(st.st_mode & 07777, 0600);
+  /* In place through a chain of two links, with values beside; stable and
+   * descending, so that the values for equal keys keep their order. */
+  ASSERT_EQ_I64(symlink("link", path_in(work_, "chain")), 0);
+  write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4);
+  uint32_t *inverted = sorted_u32(keys, N_KEYS, false);
+  for (size_t i = 0; i < N_KEYS; i++) inverted[i] = ~inverted[i];
+  r = RUN("sort", "--type", "u32", "--desc", "--stable", "--values", "vals", "--value-size", "4",
+          "chain", "chain");
+  expect_quiet_success(&r);
+  assert_link("chain", "link");
+  assert_link("link", "data");
+  assert_file_is(path_in(work_, "data"), sorted_u32(keys, N_KEYS, true), N_KEYS * 4);
+  assert_file_is(path_in(work_, "chain.values"), stable_values_u32(inverted, N_KEYS), N_KEYS * 4);
+  /* A dangling link in a subdirectory, relative to that directory. */
+  ASSERT_EQ_I64(mkdir(path_in(work_, "sub"), 0755), 0);
+  ASSERT_EQ_I64(symlink("../made", path_in(work_, "sub/dangling")), 0);
+  r = RUN("sort", "--type", "u32", "in.u32", "sub/dangling");
+  expect_quiet_success(&r);
+  assert_link("sub/dangling", "../made");
+  assert_file_is(path_in(work_, "made"), sorted_u32(keys, N_KEYS, false), N_KEYS * 4);
+  ASSERT_EQ_STR(listing(work_), "chain\nchain.values\ndata\nin.u32\nlink\nmade\nsub\nvals\n");
+  ASSERT_EQ_STR(listing(path_in(work_, "sub")), "dangling\n");
+}
+
+static void close_fd(void *fd) { close((int)(intptr_t)fd); }
+
+/* A FIFO is written through, not replaced. The test holds it open for
+ * reading and writing, so that the tool's open does not wait for a reader
+ * and the sorted keys (less than a pipe's buffer) wait in it. */
+T_TEST(fifo_output_is_written_through_not_replaced) {
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  char *fifo = path_in(work_, "fifo");
+  ASSERT_EQ_I64(mkfifo(fifo, 0600), 0);
+  struct stat before_st, st;
+  ASSERT_EQ_I64(stat(fifo, &before_st), 0);
+  int fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) ck_abort_msg("%s: open(%s): %s", t_where(), fifo, strerror(errno));
+  t_defer(close_fd, (void *)(intptr_t)fd);
+  write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4);
+  const char *before = listing(work_);
+  run_result r = RUN("sort", "--type", "u32", "--stable", "--values", "vals", "--value-size", "4",
+                     "--values-out", "vals.out", "in.u32", "fifo");
+  expect_quiet_success(&r);
+  unsigned char got[N_KEYS * 4 + 1];
+  ssize_t n = read(fd, got, sizeof got);
+  ASSERT_EQ_I64(n, N_KEYS * 4);
+  ASSERT_EQ_MEM(got, sorted_u32(keys, N_KEYS, false), N_KEYS * 4);
+  ASSERT_EQ_I64(read(fd, got, sizeof got), -1); /* nothing more */
+  assert_file_is(path_in(work_, "vals.out"), stable_values_u32(keys, N_KEYS), N_KEYS * 4);
+  ASSERT_EQ_I64(lstat(fifo, &st), 0);
+  ASSERT_TRUE(S_ISFIFO(st.st_mode));
+  ASSERT_EQ_U64(st.st_ino, before_st.st_ino);
+  assert_no_temporary(work_, "fifo");
+  remove(path_in(work_, "vals.out"));
+  ASSERT_DIR_UNCHANGED(work_, before);
+}
+
+/* A FIFO whose reader goes away while the keys are being written through:
+ * the sort ends (SIGPIPE, or EPIPE where SIGPIPE is ignored), its values'
+ * temporary file goes too, and the values' original stays. The keys exceed
+ * any pipe buffer, so the tool is still writing when the reader leaves. */
+T_TEST(fifo_reader_that_leaves_keeps_the_other_original) {
+  enum { N = 1 << 20 };
+  static const char old_vals[] = "old values\n";
+  write_whole(path_in(work_, "big"), u32_keys(N, "fifo keys"), N * 4);
+  write_whole(path_in(work_, "bigv"), index_values(4, N), N * 4);
+  write_whole(path_in(work_, "vals.out"), old_vals, sizeof old_vals);
+  char *fifo = path_in(work_, "fifo");
+  ASSERT_EQ_I64(mkfifo(fifo, 0600), 0);
+  const char *before = listing(work_);
+  /* Non-blocking, so that opening does not wait for the tool; not
+   * inherited, or the tool would be a reader of its own FIFO. */
+  int fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) ck_abort_msg("%s: open(%s): %s", t_where(), fifo, strerror(errno));
+  char out_path[4200], err_path[4200];
+  pid_t pid = start_tool(NULL,
+                         (const char *const[]){"sort", "--type", "u32", "--values", "bigv",
+                                               "--value-size", "4", "--values-out", "vals.out",
+                                               "big", "fifo", NULL},
+                         out_path, err_path);
+  struct pollfd p = {fd, POLLIN, 0};
+  int ready = poll(&p, 1, 120000);
+  char buf[4096];
+  ssize_t got = ready == 1 ? read(fd, buf, sizeof buf) : -1;
+  close(fd);
+  run_result r = finish_tool(pid, out_path, err_path);
+  if (got <= 0) ck_abort_msg("%s: no keys came through the FIFO; stderr \"%s\"", t_where(), r.err);
+  if (r.signal != SIGPIPE) expect_error(&r, 1, "cannot write fifo: ");
+  ASSERT_STR_EMPTY(r.out);
+  assert_file_is(path_in(work_, "vals.out"), old_vals, sizeof old_vals);
+  ASSERT_DIR_UNCHANGED(work_, before);
+}
+
+/* A character device to write to, such as /dev/null or /dev/full. As
+ * root, a copy of it (the same device number) in the work directory: root
+ * could rename a file over the system's own, and a tool that wrongly did
+ * so would break the machine it is tested on. Others cannot replace the
+ * system's, so they get it. */
+static const char *char_device(const char *system_path, const char **dir) {
+  struct stat st;
+  if (stat(system_path, &st) != 0 || !S_ISCHR(st.st_mode))
+    ck_abort_msg("%s: this test needs %s", t_where(), system_path);
+  *dir = "/dev";
+  if (geteuid() != 0) return system_path;
+  char *copy = path_in(work_, strrchr(system_path, '/') + 1);
+  int fd = -1;
+  if (mknod(copy, S_IFCHR | 0666, st.st_rdev) != 0 || (fd = open(copy, O_WRONLY)) < 0)
+    ck_abort_msg("%s: cannot make a working copy of %s as %s (%s; a file system mounted nodev? "
+                 "set CLSORT_TEST_TMPDIR elsewhere); the system's own is not risked",
+                 t_where(), system_path, copy, strerror(errno));
+  close(fd);
+  *dir = work_;
+  return copy;
+}
+
+/* The output is a device (/dev/null): written through, never replaced,
+ * also for keys and values both. */
+T_TEST(dev_null_output_is_written_through_not_replaced) {
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  const char *dir, *null = char_device("/dev/null", &dir);
+  struct stat before_st, st;
+  ASSERT_EQ_I64(lstat(null, &before_st), 0);
+  write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4);
+  const char *before = listing(work_);
+  run_result r = RUN("sort", "--type", "u32", "--stable", "--values", "vals", "--value-size", "4",
+                     "--values-out", "vals.out", "in.u32", null);
+  expect_quiet_success(&r);
+  assert_file_is(path_in(work_, "vals.out"), stable_values_u32(keys, N_KEYS), N_KEYS * 4);
+  r = RUN("sort", "--type", "u32", "--values", "vals", "--value-size", "4", "--values-out", null,
+          "in.u32", null);
+  expect_quiet_success(&r);
+  ASSERT_EQ_I64(lstat(null, &st), 0);
+  ASSERT_TRUE(S_ISCHR(st.st_mode));
+  ASSERT_EQ_U64(st.st_ino, before_st.st_ino);
+  ASSERT_EQ_U64(st.st_rdev, before_st.st_rdev);
+  ASSERT_EQ_U64(st.st_mode, before_st.st_mode);
+  assert_no_temporary(dir, strrchr(null, '/') + 1);
+  assert_file_is(null, "", 0);
+  remove(path_in(work_, "vals.out"));
+  ASSERT_DIR_UNCHANGED(work_, before);
+}
+
+/* A device that fails the write (/dev/full: ENOSPC) fails the sort, and
+ * the values' original, which would have been replaced after it, stays. */
+T_TEST(failing_device_output_keeps_the_other_original) {
+  const char *dir, *full = char_device("/dev/full", &dir);
+  static const char old_vals[] = "old values\n";
+  write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4);
+  write_whole(path_in(work_, "vals.out"), old_vals, sizeof old_vals);
+  const char *before = listing(work_);
+  run_result r = RUN("sort", "--type", "u32", "--values", "vals", "--value-size", "4",
+                     "--values-out", "vals.out", "in.u32", full);
+  expect_error(&r, 1, "No space left on device");
+  assert_file_is(path_in(work_, "vals.out"), old_vals, sizeof old_vals);
+  ASSERT_DIR_UNCHANGED(work_, before);
+  assert_no_temporary(dir, strrchr(full, '/') + 1);
+  struct stat st;
+  ASSERT_EQ_I64(lstat(full, &st), 0);
+  ASSERT_TRUE(S_ISCHR(st.st_mode));
+}
+
+/* The keys and the values to one file under two names (spellings, a link,
+ * a hard link; existing or not yet): refused as a bad command line before
+ * anything is read or written. */
+T_TEST(keys_and_values_to_one_file_under_two_spellings_are_refused) {
+  static const char old[] = "old contents\n";
+  write_whole(path_in(work_, "o5.bin"), old, sizeof old);
+  write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4);
+  ASSERT_EQ_I64(symlink("o5.bin", path_in(work_, "o5.link")), 0);
+  ASSERT_EQ_I64(link(path_in(work_, "o5.bin"), path_in(work_, "o5.hard")), 0);
+  ASSERT_EQ_I64(symlink("o6.bin", path_in(work_, "o6.link")), 0);
+  ASSERT_EQ_I64(mkdir(path_in(work_, "sub"), 0755), 0);
+  char *abs_o5 = path_in(work_, "o5.bin");
+  const char *const pairs[][2] = {
+      {"o5.bin", "./o5.bin"}, {"./o5.bin", abs_o5},      {"o5.link", "o5.bin"},
+      {"o5.bin", "o5.hard"},  {"o6.bin", "./o6.bin"},    {"sub/../o6.bin", "o6.bin"},
+      {"o6.link", "o6.bin"},  {"o5.bin", "sub/../o5.bin"},
+  };
+  const char *before = listing(work_);
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    run_result r = RUN("sort", "--type", "u32", "--values", "vals", "--value-size", "4",
+                       "--values-out", pairs[i][1], "in.u32", pairs[i][0]);
+    expect_error(&r, 2, "the keys and the values cannot both go to ");
+    if (!strstr(r.err, "is the same file") || !strstr(r.err, "--help"))
+      ck_abort_msg("%s: the message does not explain: \"%s\"", t_where(), r.err);
+    ASSERT_DIR_UNCHANGED(work_, before);
+    assert_file_is(path_in(work_, "o5.bin"), old, sizeof old);
+    ASSERT_EQ_STR(listing(path_in(work_, "sub")), "");
+  }
+}
+
+/* An output like /dev/stdout: a link to /proc/self/fd/1, the tool's
+ * standard output, here a regular file, which gets the keys. The link is a
+ * copy in the work directory: as root, a tool that wrongly replaced links
+ * would replace the system's /dev/stdout. */
+T_TEST(stdout_through_a_proc_link_gets_the_keys) {
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  ASSERT_EQ_I64(symlink("/proc/self/fd/1", path_in(work_, "stdout")), 0);
+  run_result r = RUN("sort", "--type", "u32", "in.u32", "stdout");
+  expect_status(&r, 0);
+  ASSERT_STR_EMPTY(r.err);
+  char out[4200];
+  snprintf(out, sizeof out, "%s/out.%u", io_, runs_);
+  assert_file_is(out, sorted_u32(keys, N_KEYS, false), N_KEYS * 4);
+  assert_link("stdout", "/proc/self/fd/1");
+  ASSERT_EQ_STR(listing(work_), "in.u32\nstdout\n");
+}
+
 /* ------------------------------------------------------------ success */
 T_TEST(sorts_u32_descending_with_values) {
   const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
@@ -808,6 +1225,16 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, failed_sort_keeps_existing_outputs);
   tcase_add_test(tc, failed_write_leaves_no_partial_output);
   tcase_add_test(tc, interrupted_sort_leaves_no_temporary_file);
+  tcase_add_test(tc, values_out_rename_failure_keeps_both_originals);
+  tcase_add_test(tc, failed_rollback_keeps_the_original_under_the_name_it_gives);
+  tcase_add_test(tc, in_place_sort_keeps_mode_and_owner);
+  tcase_add_test(tc, symlink_output_stays_a_symlink_and_its_target_gets_the_data);
+  tcase_add_test(tc, fifo_output_is_written_through_not_replaced);
+  tcase_add_test(tc, fifo_reader_that_leaves_keeps_the_other_original);
+  tcase_add_test(tc, dev_null_output_is_written_through_not_replaced);
+  tcase_add_test(tc, failing_device_output_keeps_the_other_original);
+  tcase_add_test(tc, keys_and_values_to_one_file_under_two_spellings_are_refused);
+  tcase_add_test(tc, stdout_through_a_proc_link_gets_the_keys);
   tcase_add_test(tc, sorts_u32_descending_with_values);
   tcase_add_test(tc, sorts_f64_descending_with_values);
   tcase_add_test(tc, replaces_an_existing_output_and_sorts_empty_input);
