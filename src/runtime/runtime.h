@@ -85,6 +85,11 @@ typedef struct clsort__tuning {
   unsigned groups_per_cu;  /* resident groups per compute unit for chunked passes */
   unsigned radix_items;    /* keys per work-item of a radix tile; 0: derived */
   unsigned bitonic_wg;     /* work-items of a bitonic tile; 0: from local memory */
+  bool cpu_shape;          /* CPU devices: the *_cpu.cl kernels (one work-item per group) */
+  unsigned radix_cpu_top;  /* CPU radix: widest top (bucket) digit, bits */
+  unsigned radix_cpu_low;  /* CPU radix: widest digit of the passes inside a bucket */
+  bool radix_cpu_wc;       /* CPU radix: write-combining scatter */
+  unsigned radix_cpu_bucket; /* CPU radix: log2 of the keys a bucket aims at */
   bool use_ptx;            /* NVIDIA warp intrinsics through inline PTX */
   bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
 } clsort__tuning;
