@@ -173,6 +173,14 @@ bool clsort__env_flag(const char *name);
 void *clsort__malloc(clsort_context *ctx, size_t bytes);
 clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
                                     cl_mem *out);
+/* Whether host memory at p can serve a CPU device in place: the CPU
+ * shape, and p aligned as the device wants its buffers
+ * (CL_DEVICE_MEM_BASE_ADDR_ALIGN), so that CL_MEM_USE_HOST_PTR copies
+ * nothing. */
+bool clsort__can_wrap(const clsort_context *ctx, const void *p);
+/* A buffer over `bytes` of host memory at p (CL_MEM_USE_HOST_PTR), through
+ * the allocation hook like every other. */
+clsort_status clsort__wrap_host(clsort_context *ctx, void *p, size_t bytes, cl_mem *out);
 /* Returns the slot's buffer, grown to at least `bytes`. */
 clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out);
 void clsort__scratch_release_all(clsort_context *ctx);

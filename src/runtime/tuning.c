@@ -92,3 +92,5 @@ void clsort__tune(clsort_context *ctx) {
 }
 
 const char *clsort__common_options(const clsort_context *ctx) { return ctx->common_options; }
+
+int clsort__cpu_shape(const clsort_context *ctx) { return ctx->tuning.cpu_shape; }
