@@ -19,14 +19,16 @@
  *      rcpu_scan turns the digit x chunk table into offsets and bucket
  *      starts, which the host reads.
  *   2. rcpu_scatter: the stable counting scatter of every chunk by the top
- *      digit into scratch, keys converted to order bits (keys.cl).
+ *      digit into scratch, keys converted to order bits (keys.cl), each
+ *      bucket a line further on than the one before (no cache aliasing).
  *   3. rcpu_buckets: each group sorts whole buckets, one at a time, by LSD
  *      passes over the digits below the top one, in its local memory (the
  *      bucket stays in cache), skipping the passes whose digit the bucket's
  *      keys share, and writes the bucket to the output, converted back.
- *   Buckets larger than local memory take chunked LSD passes of their own
- *   (rcpu_count, rcpu_scan, rcpu_scatter over the bucket; rcpu_copy when
- *   the last pass lands in scratch). Small inputs are one bucket: rcpu_copy
+ *   Buckets larger than local memory are copied to the output, take
+ *   chunked LSD passes of their own there (rcpu_count, rcpu_scan,
+ *   rcpu_scatter over the bucket, between the output and scratch), and
+ *   are converted back in place (rcpu_copy). Small inputs are one bucket: rcpu_copy
  *   into scratch, then rcpu_buckets with one group.
  *
  * Chunked kernels take a range [base, base + len) of their buffers; group
@@ -123,29 +125,29 @@ CPU_KERNEL void rcpu_scan(__global OFFSET_T *table, uint bins, ulong groups,
 
 /* The stable counting scatter of chunk g of [base, base + len) by the
  * `width`-bit digit at `shift`: the chunk's keys in input order, each to
- * base + its digit's next slot (table, from rcpu_scan). first: keys are
- * raw, converted to order bits (and with make_index the values are the
- * positions); last: keys are written converted back. Local: next offsets
- * per digit, and with RC_WC a line of keys (and values) per digit.
- * Invariant: next[d] = where the chunk's next key of digit d goes. */
+ * base + its digit's next slot (table, from rcpu_scan) + d * skew. skew
+ * (a multiple of RC_LINE) spaces the digits' runs apart in scratch, so
+ * that runs starting a power of two apart do not share cache sets.
+ * first: keys are raw, converted to order bits (and with make_index the
+ * values are the positions); else keys stay order bits. Local: next
+ * offsets per digit, and with RC_WC a line of keys (and values) per
+ * digit. Invariant: next[d] = where the chunk's next key of digit d goes. */
 CPU_KERNEL void rcpu_scatter(__global const KEY_T *kin, __global KEY_T *kout,
                              __global const VALUE_T *vin, __global VALUE_T *vout, ulong base,
-                             ulong len, ulong chunk, uint shift, uint width, int first, int last,
+                             ulong len, ulong chunk, uint shift, uint width, uint skew, int first,
                              int kind, int desc, __global const OFFSET_T *table, int make_index) {
   __local OFFSET_T next[RC_BINS];
   uint bins = 1u << width, mask = bins - 1u;
   ulong g = get_group_id(0), groups = get_num_groups(0);
-  for (uint d = 0; d < bins; d++) next[d] = base + table[d * groups + g];
+  for (uint d = 0; d < bins; d++) next[d] = base + table[d * groups + g] + d * skew;
   key_flips fin = first ? key_flips_for(kind, desc) : key_flips_none();
-  key_flips fout = last ? key_flips_for(kind, desc) : key_flips_none();
   ulong i = base + g * chunk, end = base + min(len, g * chunk + chunk);
 #if RC_WC
   /* Keys (and values) wait per digit until their line of the output is
    * full, then go out as one 64-byte store that bypasses the caches:
-   * 2^width streams of single stores would thrash the caches and the TLB
-   * (bucket starts a power of two apart even share cache sets). A line's
-   * slot is its position's low bits, so lines stay aligned; the first
-   * line of a digit may start before the chunk's part of it, and is
+   * 2^width streams of single stores would thrash the caches and the TLB.
+   * A line's slot is its position's low bits, so lines stay aligned; the
+   * first line of a digit may start before the chunk's part of it, and is
    * written key by key, as is every line left partial at the end. */
   __local KEYV wk[RC_BINS];
 #if HAS_VALUES
@@ -165,7 +167,7 @@ CPU_KERNEL void rcpu_scatter(__global const KEY_T *kin, __global KEY_T *kout,
     uint d = rc_digit(b, shift, mask);
     OFFSET_T at = next[d];
     uint slot = (uint)at & (RC_LINE - 1u);
-    wks[d * RC_LINE + slot] = bits_to_key_flip(b, fout);
+    wks[d * RC_LINE + slot] = b;
 #if HAS_VALUES
     wvs[d * RC_LINE + slot] = RC_VALUE(vin, i, make_index);
 #endif
@@ -204,7 +206,7 @@ CPU_KERNEL void rcpu_scatter(__global const KEY_T *kin, __global KEY_T *kout,
   for (; i < end; i++) {
     KEY_T b = key_to_bits_flip(kin[i], fin);
     OFFSET_T at = next[rc_digit(b, shift, mask)]++;
-    kout[at] = bits_to_key_flip(b, fout);
+    kout[at] = b;
 #if HAS_VALUES
     vout[at] = RC_VALUE(vin, i, make_index);
 #endif
@@ -212,22 +214,28 @@ CPU_KERNEL void rcpu_scatter(__global const KEY_T *kin, __global KEY_T *kout,
 #endif
 }
 
-/* Copies chunk g of [base, base + len), keys converted to order bits
- * (first) and back (last); with make_index the values are the positions. */
+/* Copies chunk g of [base, base + len) of kin to [to, to + len) of kout
+ * (which may be kin, with to == base: a conversion in place), keys
+ * converted to order bits (first) and back (last); with make_index the
+ * values are the positions. */
 CPU_KERNEL void rcpu_copy(__global const KEY_T *kin, __global KEY_T *kout,
                           __global const VALUE_T *vin, __global VALUE_T *vout, ulong base,
-                          ulong len, ulong chunk, int first, int last, int kind, int desc,
-                          int make_index) {
+                          ulong to, ulong len, ulong chunk, int first, int last, int kind,
+                          int desc, int make_index) {
   key_flips fin = first ? key_flips_for(kind, desc) : key_flips_none();
   key_flips fout = last ? key_flips_for(kind, desc) : key_flips_none();
   ulong g = get_group_id(0);
-  ulong i = base + g * chunk, end = base + min(len, g * chunk + chunk);
-  for (ulong j = i; j < end; j++) kout[j] = bits_to_key_flip(key_to_bits_flip(kin[j], fin), fout);
+  ulong i = g * chunk, end = min(len, g * chunk + chunk);
+  __global const KEY_T *ki = kin + base;
+  __global KEY_T *ko = kout + to;
+  for (ulong j = i; j < end; j++) ko[j] = bits_to_key_flip(key_to_bits_flip(ki[j], fin), fout);
 #if HAS_VALUES
+  __global VALUE_T *vo = vout + to;
   if (make_index) {
-    for (ulong j = i; j < end; j++) vout[j] = (VALUE_T)j;
+    for (ulong j = i; j < end; j++) vo[j] = (VALUE_T)(base + j);
   } else {
-    for (ulong j = i; j < end; j++) vout[j] = vin[j];
+    __global const VALUE_T *vi = vin + base;
+    for (ulong j = i; j < end; j++) vo[j] = vi[j];
   }
 #endif
 }
@@ -253,16 +261,17 @@ RC_BUCKET_PASS(rc_pass_gg, __global, __global)
 /* Sorts every bucket that group g owns (those starting in [g * n / G,
  * (g + 1) * n / G)) and that holds at most `cap` keys: LSD passes over the
  * bits [low_begin, low_end) in digits of low_bits, between the bucket's
- * place in keys/vals (order bits, from the top-digit scatter) and local
- * memory; the last pass writes kout/vout at the same place, converted
- * back. Passes whose digit is the same for all the bucket's keys are
+ * place in keys/vals (order bits, from the top-digit scatter: bucket b's
+ * keys start at starts[b] + b * skew) and local memory; the last pass
+ * writes kout/vout at starts[b], converted back. Passes whose digit is the same for all the bucket's keys are
  * skipped (a histogram of every pass first, from one read). Buckets
  * larger than cap are left to the host. Local: `lk`/`lv`, cap keys and
  * values; the histograms, RC_LOW_PASSES x RC_LOW_BINS uints. */
 CPU_KERNEL void rcpu_buckets(__global KEY_T *keys, __global VALUE_T *vals, __global KEY_T *kout,
                              __global VALUE_T *vout, ulong n, __global const OFFSET_T *starts,
-                             uint buckets, ulong cap, uint low_begin, uint low_end, uint low_bits,
-                             int kind, int desc, __local KEY_T *lk, __local VALUE_T *lv) {
+                             uint buckets, uint skew, ulong cap, uint low_begin, uint low_end,
+                             uint low_bits, int kind, int desc, __local KEY_T *lk,
+                             __local VALUE_T *lv) {
   __local uint hist[RC_LOW_PASSES * RC_LOW_BINS];
   ulong g = get_group_id(0), groups = get_num_groups(0);
   ulong lo = n / groups * g + n % groups * g / groups;
@@ -281,8 +290,8 @@ CPU_KERNEL void rcpu_buckets(__global KEY_T *keys, __global VALUE_T *vals, __glo
     ulong s = starts[b];
     uint len = (uint)min((ulong)starts[b + 1] - s, cap + 1);
     if (s < lo || s >= hi || len == 0 || len > cap) continue;
-    __global KEY_T *bk = keys + s;
-    __global VALUE_T *bv = vals + s;
+    __global KEY_T *bk = keys + s + b * skew;
+    __global VALUE_T *bv = vals + s + b * skew;
     /* Histograms of every pass, from one read. */
     for (uint c = 0; c < passes * bins; c++) hist[c] = 0;
     for (uint i = 0; i < len; i++) {

@@ -34,6 +34,7 @@ typedef struct rc_sort {
   cl_mem ko, vo;         /* the output (ko: scratch for an argsort) */
   cl_mem table, starts, masks;
   size_t cap;            /* the most keys of a bucket that local memory holds */
+  unsigned skew;         /* keys between buckets in scratch: one 64-byte line */
   cl_int kind, desc, make_index;
   unsigned low_max;      /* widest digit inside a bucket */
   unsigned char *host;   /* read-back space: the bucket starts, then the masks */
@@ -90,13 +91,16 @@ static clsort_status acquire(rc_sort *r) {
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, bins * groups * offset_size(r), &r->table));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_HISTOGRAM, (bins + 1) * offset_size(r), &r->starts));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX1, 2 * groups * r->ks, &r->masks));
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * r->ks, &r->s));
+  /* Scratch holds the keys with a line between buckets. */
+  r->skew = (unsigned)(64 / r->ks);
+  size_t spaced = n + bins * r->skew;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, spaced * r->ks, &r->s));
   r->ko = job->keys_out;
   if (!r->ko) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * r->ks, &r->ko));
   r->ki = job->keys_in;
   r->sv = r->vo = r->vi = r->s; /* keys only: the kernels never touch them */
   if (r->vs) {
-    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, n * r->vs, &r->sv));
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, spaced * r->vs, &r->sv));
     r->vo = job->vals_out;
     r->vi = job->vals_in ? job->vals_in : r->sv;
   }
@@ -131,27 +135,31 @@ static clsort_status count(rc_sort *r, cl_mem keys, size_t base, size_t len, uns
   return clsort__launch(r->ctx, r->k.scan, 1, 1, 4, scan, 0, NULL, NULL);
 }
 
+/* skew: keys between the runs of consecutive digits in kout (0: none). */
 static clsort_status scatter(rc_sort *r, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
-                             size_t base, size_t len, unsigned shift, unsigned width, bool first,
-                             bool last) {
+                             size_t base, size_t len, unsigned shift, unsigned width,
+                             unsigned skew, bool first) {
   clsort__chunks c = chunks_of(r, len);
   cl_ulong base64 = base, len64 = len, chunk64 = c.chunk;
-  cl_uint shift32 = shift, width32 = width;
-  cl_int f = first, l = last, mi = first && r->make_index;
+  cl_uint shift32 = shift, width32 = width, skew32 = skew;
+  cl_int f = first, mi = first && r->make_index;
   clsort__arg args[] = {ARG(kin),     ARG(kout),    ARG(vin),     ARG(vout),    ARG(base64),
-                        ARG(len64),   ARG(chunk64), ARG(shift32), ARG(width32), ARG(f),
-                        ARG(l),       ARG(r->kind), ARG(r->desc), ARG(r->table), ARG(mi)};
+                        ARG(len64),   ARG(chunk64), ARG(shift32), ARG(width32), ARG(skew32),
+                        ARG(f),       ARG(r->kind), ARG(r->desc), ARG(r->table), ARG(mi)};
   return clsort__launch(r->ctx, r->k.scatter, c.groups, 1, 15, args, 0, NULL, NULL);
 }
 
+/* Copies [from, from + len) of kin/vin to [to, to + len) of kout/vout,
+ * converting keys to order bits (first) or back (last). */
 static clsort_status copy(rc_sort *r, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
-                          size_t base, size_t len, bool first, bool last) {
+                          size_t from, size_t to, size_t len, bool first, bool last) {
   clsort__chunks c = chunks_of(r, len);
-  cl_ulong base64 = base, len64 = len, chunk64 = c.chunk;
+  cl_ulong from64 = from, to64 = to, len64 = len, chunk64 = c.chunk;
   cl_int f = first, l = last, mi = first && r->make_index;
-  clsort__arg args[] = {ARG(kin), ARG(kout), ARG(vin),    ARG(vout),    ARG(base64), ARG(len64),
-                        ARG(chunk64), ARG(f), ARG(l), ARG(r->kind), ARG(r->desc), ARG(mi)};
-  return clsort__launch(r->ctx, r->k.copy, c.groups, 1, 12, args, 0, NULL, NULL);
+  clsort__arg args[] = {ARG(kin),     ARG(kout), ARG(vin), ARG(vout),    ARG(from64),
+                        ARG(to64),    ARG(len64), ARG(chunk64), ARG(f), ARG(l),
+                        ARG(r->kind), ARG(r->desc), ARG(mi)};
+  return clsort__launch(r->ctx, r->k.copy, c.groups, 1, 13, args, 0, NULL, NULL);
 }
 
 /* The passes inside a bucket: bits [lo, hi) in digits of at most low_max
@@ -164,16 +172,17 @@ static cl_uint low_digit(const rc_sort *r, unsigned lo, unsigned hi) {
 
 /* Sorts the buckets of the `buckets` starts in r->starts that hold at most
  * r->cap keys, by bits [lo, hi), from scratch into the output. */
-static clsort_status sort_buckets(rc_sort *r, size_t buckets, size_t groups, unsigned lo,
-                                  unsigned hi) {
+static clsort_status sort_buckets(rc_sort *r, size_t buckets, unsigned skew, size_t groups,
+                                  unsigned lo, unsigned hi) {
   cl_ulong n64 = r->n, cap64 = r->cap;
-  cl_uint b32 = (cl_uint)buckets, lo32 = lo, hi32 = hi > lo ? hi : lo, bits = low_digit(r, lo, hi);
-  clsort__arg args[] = {ARG(r->s),      ARG(r->sv),   ARG(r->ko),   ARG(r->vo),
-                        ARG(n64),       ARG(r->starts), ARG(b32),   ARG(cap64),
-                        ARG(lo32),      ARG(hi32),    ARG(bits),    ARG(r->kind),
-                        ARG(r->desc),   ARG_LOCAL(r->cap * r->ks),
+  cl_uint b32 = (cl_uint)buckets, skew32 = skew, lo32 = lo, hi32 = hi > lo ? hi : lo;
+  cl_uint bits = low_digit(r, lo, hi);
+  clsort__arg args[] = {ARG(r->s),    ARG(r->sv),     ARG(r->ko),  ARG(r->vo),
+                        ARG(n64),     ARG(r->starts), ARG(b32),    ARG(skew32),
+                        ARG(cap64),   ARG(lo32),      ARG(hi32),   ARG(bits),
+                        ARG(r->kind), ARG(r->desc),   ARG_LOCAL(r->cap * r->ks),
                         ARG_LOCAL(r->vs ? r->cap * r->vs : 16)};
-  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 15, args, 0, NULL, NULL);
+  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 16, args, 0, NULL, NULL);
 }
 
 /* --------------------------------------------------------------- plans */
@@ -241,26 +250,31 @@ static size_t start_at(const rc_sort *r, size_t b) {
   return v;
 }
 
-/* A bucket too large for local memory, [base, base + len) of scratch:
- * chunked LSD passes over the bits that vary inside it (below `top`),
- * between scratch and the output; the last lands in the output. */
-static clsort_status sort_large(rc_sort *r, size_t base, size_t len, unsigned begin, unsigned top) {
+/* A bucket too large for local memory, at [from, from + len) of scratch,
+ * bound for [base, base + len) of the output: copied there, then chunked
+ * LSD passes over the bits that vary inside it (below `top`) between the
+ * output and scratch (free there: the smaller buckets are done and the
+ * larger ones lie further on), then converted back in the output. */
+static clsort_status sort_large(rc_sort *r, size_t from, size_t base, size_t len, unsigned begin,
+                                unsigned top) {
   rc_bits v;
-  FORWARD_IF_ERROR(count(r, r->s, base, len, 0, 0, false, true));
+  FORWARD_IF_ERROR(count(r, r->s, from, len, 0, 0, false, true));
   FORWARD_IF_ERROR(read_back(r, chunks_of(r, len).groups, 0, begin, top, &v));
-  if (v.hi == 0) return copy(r, r->s, r->ko, r->sv, r->vo, base, len, false, true);
+  cl_mem k[2] = {r->ko, r->s}, vv[2] = {r->vo, r->sv};
+  unsigned passes = 0;
+  if (v.hi == 0) return copy(r, r->s, r->ko, r->sv, r->vo, from, base, len, false, true);
+  FORWARD_IF_ERROR(copy(r, r->s, r->ko, r->sv, r->vo, from, base, len, false, false));
   unsigned bits = low_digit(r, v.lo, v.hi);
-  unsigned passes = (unsigned)clsort__div_up(v.hi - v.lo, bits);
-  cl_mem k[2] = {r->s, r->ko}, vv[2] = {r->sv, r->vo};
+  passes = (unsigned)clsort__div_up(v.hi - v.lo, bits);
   for (unsigned p = 0; p < passes; p++) {
     unsigned shift = v.lo + p * bits, width = v.hi - shift < bits ? v.hi - shift : bits;
-    bool last = p + 1 == passes && p % 2 == 0; /* even passes write the output */
     FORWARD_IF_ERROR(count(r, k[p % 2], base, len, shift, width, false, false));
     FORWARD_IF_ERROR(scatter(r, k[p % 2], k[(p + 1) % 2], vv[p % 2], vv[(p + 1) % 2], base, len,
-                             shift, width, false, last));
+                             shift, width, 0, false));
   }
-  if (passes % 2 == 0) return copy(r, r->s, r->ko, r->sv, r->vo, base, len, false, true);
-  return CLSORT_SUCCESS;
+  /* Back to keys, into the output: in place, or from scratch. */
+  cl_mem ks = k[passes % 2], vs = vv[passes % 2];
+  return copy(r, ks, r->ko, vs, r->vo, base, base, len, false, true);
 }
 
 /* Width of the top digit for n keys: buckets of about 2^radix_cpu_bucket
@@ -297,12 +311,12 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
   if (n <= SMALL_KEYS && n <= r.cap) {
     /* One bucket: into scratch as order bits, then one work-item. */
     cl_ulong zero = 0, total = n;
-    GOTO_IF_ERROR(copy(&r, r.ki, r.s, r.vi, r.sv, 0, n, true, false));
+    GOTO_IF_ERROR(copy(&r, r.ki, r.s, r.vi, r.sv, 0, 0, n, true, false));
     GOTO_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, r.starts, &zero, offset_size(&r), 0,
                                                offset_size(&r), 0, NULL, NULL)));
     GOTO_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, r.starts, &total, offset_size(&r),
                                                offset_size(&r), offset_size(&r), 0, NULL, NULL)));
-    GOTO_IF_ERROR(sort_buckets(&r, 1, 1, begin, end));
+    GOTO_IF_ERROR(sort_buckets(&r, 1, 0, 1, begin, end));
     goto cleanup;
   }
   /* The top digit: a first guess at the key's top bits, counted with the
@@ -317,7 +331,7 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
     /* Every key has the same bits in the range: the input is in order.
      * An argsort still needs its indices; a separate output its keys. */
     if (r.make_index || r.ko != r.ki || (r.vs && r.vo != r.vi))
-      GOTO_IF_ERROR(copy(&r, r.ki, r.ko, r.vi, r.vo, 0, n, true, true));
+      GOTO_IF_ERROR(copy(&r, r.ki, r.ko, r.vi, r.vo, 0, 0, n, true, true));
     goto cleanup;
   }
   if (v.hi + 2 < shift + width || v.hi <= shift) {
@@ -329,11 +343,15 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
   }
   size_t buckets = (size_t)1 << width;
   unsigned lo = v.lo < shift ? v.lo : shift;
-  GOTO_IF_ERROR(scatter(&r, r.ki, r.s, r.vi, r.sv, 0, n, shift, width, true, false));
-  GOTO_IF_ERROR(sort_buckets(&r, buckets, bucket_groups, lo, shift));
+  GOTO_IF_ERROR(scatter(&r, r.ki, r.s, r.vi, r.sv, 0, n, shift, width, r.skew, true));
+  GOTO_IF_ERROR(sort_buckets(&r, buckets, r.skew, bucket_groups, lo, shift));
+  clsort__debug("radix_cpu: n = %zu, top digit bits [%u, %u), bits [%u, %u) in buckets of at most "
+                "%zu keys", n, shift, shift + width, lo, shift, r.cap);
   for (size_t b = 0; b < buckets; b++) {
     size_t s = start_at(&r, b), len = start_at(&r, b + 1) - s;
-    if (len > r.cap) GOTO_IF_ERROR(sort_large(&r, s, len, lo, shift));
+    if (len <= r.cap) continue;
+    clsort__debug("radix_cpu: bucket %zu of %zu keys in chunked passes", b, len);
+    GOTO_IF_ERROR(sort_large(&r, s + b * r.skew, s, len, lo, shift));
   }
 cleanup:
   free(r.host);
