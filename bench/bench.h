@@ -39,6 +39,8 @@ typedef enum peer_kind {
   PEER_SERIAL_RADIX, /* serial LSD radix sort */
   PEER_CUB,          /* clsort-cub-peer, a subprocess */
   PEER_BOOST,        /* clsort-boost-peer, a subprocess */
+  PEER_CPU,          /* clsort-cpu-peer: std::sort and Boost.Sort, a subprocess */
+  PEER_NUMPY,        /* numpy.sort: clsort-numpy-peer.py in a numpy >= 2 venv */
   PEER_COUNT_
 } peer_kind;
 const char *peer_name(peer_kind p);
@@ -89,6 +91,7 @@ typedef struct bench_state {
   cl_timer timer;
   char device_name[128];
   unsigned platform_index, device_index; /* the device's P:D, for subprocess peers */
+  unsigned compute_units;                /* threads of the parallel CPU peers */
   cl_ulong global_mem, max_alloc;
   int has_fp64;
   FILE *json;
@@ -187,8 +190,15 @@ void bench_sorts(bench_state *s);
 /* Runs the subprocess peers selected in cfg (after the context is freed).
  * Returns 0 when a required peer could not run. */
 int bench_subprocess_peers(bench_state *s);
-/* Whether a subprocess peer's executable can be found; path receives it. */
+/* Whether a subprocess peer's executable can be found; path receives it
+ * (for numpy: the script; numpy_python finds the interpreter). */
 int peer_executable(peer_kind p, char *path, size_t cap);
+/* The python of the numpy peer: $CLSORT_NUMPY_PYTHON, else the virtual
+ * environment scripts/install-deps --numpy makes
+ * ($XDG_CACHE_HOME or ~/.cache, /clsort/numpy-venv/bin/python). */
+int numpy_python(char *path, size_t cap);
+/* The environment variable that names a subprocess peer's path. */
+const char *peer_env(peer_kind p);
 
 /* Sets the program's path, for finding the peers next to it. */
 void bench_set_argv0(const char *argv0);

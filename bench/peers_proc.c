@@ -12,7 +12,20 @@
 #include <unistd.h>
 
 static const char *const peer_names[PEER_COUNT_] = {"c-loop", "qsort", "serial-radix", "cub",
-                                                    "boost-compute"};
+                                                    "boost-compute", "cpu-sorts", "numpy"};
+
+/* The program (or script) of each subprocess peer, and the variable that
+ * names its path instead. */
+static const char *const peer_files[PEER_COUNT_] = {
+    NULL, NULL, NULL, "clsort-cub-peer", "clsort-boost-peer", "clsort-cpu-peer",
+    "clsort-numpy-peer.py"};
+static const char *const peer_envs[PEER_COUNT_] = {
+    NULL, NULL, NULL, "CLSORT_CUB_PEER", "CLSORT_BOOST_PEER", "CLSORT_CPU_PEER",
+    "CLSORT_NUMPY_PEER"};
+
+const char *peer_env(peer_kind p) {
+  return (unsigned)p < PEER_COUNT_ && peer_envs[p] ? peer_envs[p] : "?";
+}
 
 const char *peer_name(peer_kind p) { return (unsigned)p < PEER_COUNT_ ? peer_names[p] : "?"; }
 
@@ -37,21 +50,27 @@ void bench_set_argv0(const char *argv0) {
 }
 
 static int executable(const char *path) { return access(path, X_OK) == 0; }
+static int readable(const char *path) { return access(path, R_OK) == 0; }
 
 int peer_executable(peer_kind p, char *path, size_t cap) {
-  const char *file = p == PEER_CUB ? "clsort-cub-peer" : "clsort-boost-peer";
-  const char *env = getenv(p == PEER_CUB ? "CLSORT_CUB_PEER" : "CLSORT_BOOST_PEER");
+  if ((unsigned)p >= PEER_COUNT_ || !peer_files[p]) return 0;
+  const char *file = peer_files[p];
+  const char *env = getenv(peer_envs[p]);
+  /* The numpy peer is a script, run by numpy_python: it need only be
+   * readable. */
+  int (*usable)(const char *) = executable;
+  if (p == PEER_NUMPY) usable = readable;
   if (env && *env) {
     snprintf(path, cap, "%s", env);
-    return executable(path);
+    return usable(path);
   }
   /* Installed next to clsort; in a build tree clsort is cli/clsort and
    * the peers are built in bench/. */
   if (program_dir[0]) {
     snprintf(path, cap, "%s/%s", program_dir, file);
-    if (executable(path)) return 1;
+    if (usable(path)) return 1;
     snprintf(path, cap, "%s/../bench/%s", program_dir, file);
-    if (executable(path)) return 1;
+    if (usable(path)) return 1;
   }
   const char *search = getenv("PATH");
   while (search && *search) {
@@ -59,11 +78,25 @@ int peer_executable(peer_kind p, char *path, size_t cap) {
     size_t len = colon ? (size_t)(colon - search) : strlen(search);
     if (len > 0 && len < cap) {
       snprintf(path, cap, "%.*s/%s", (int)len, search, file);
-      if (executable(path)) return 1;
+      if (usable(path)) return 1;
     }
     search += len + (colon ? 1 : 0);
   }
   return 0;
+}
+
+int numpy_python(char *path, size_t cap) {
+  const char *env = getenv("CLSORT_NUMPY_PYTHON");
+  if (env && *env) {
+    snprintf(path, cap, "%s", env);
+    return executable(path);
+  }
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (xdg && *xdg)
+    snprintf(path, cap, "%s/clsort/numpy-venv/bin/python", xdg);
+  else
+    snprintf(path, cap, "%s/.cache/clsort/numpy-venv/bin/python", home && *home ? home : "/tmp");
+  return executable(path);
 }
 
 /* ------------------------------------------------------------- arguments */
@@ -186,6 +219,42 @@ static int boost_args(const bench_state *s, arg_list *a) {
   return 1;
 }
 
+/* The key types of the run, as a list ("u32,u64"). */
+static void type_list(const bench_config *cfg, char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int t = 0; t < KT_COUNT_; t++) {
+    if (!(cfg->types & (1u << t))) continue;
+    int w = snprintf(buf + used, cap - used, "%s%s", used ? "," : "", kt_name((key_type)t));
+    if (w > 0 && (size_t)w < cap - used) used += (size_t)w;
+  }
+}
+
+/* Returns 0 when there is nothing for a host sort peer (cpu-sorts,
+ * numpy) to do: they sort keys ascending. */
+static int host_sorts_wanted(const bench_config *cfg, peer_kind p) {
+  if (!cfg->algorithms || !(cfg->data & DATA_KEYS)) return 0;
+  if (cfg->descending) {
+    fprintf(stderr, "note: %s: skipped, it is run for ascending keys only\n", peer_name(p));
+    return 0;
+  }
+  return 1;
+}
+
+static int cpu_args(const bench_state *s, arg_list *a) {
+  char buf[256];
+  if (!host_sorts_wanted(s->cfg, PEER_CPU)) return 0;
+  common_args(s, a);
+  /* The parallel sorts get as many threads as the device has compute
+   * units: the same cores. */
+  snprintf(buf, sizeof buf, "%u", s->compute_units);
+  add_opt(a, "--threads", buf);
+  type_list(s->cfg, buf, sizeof buf);
+  add_opt(a, "--types", buf);
+  add_opt(a, "--device", s->device_name);
+  return 1;
+}
+
 /* -------------------------------------------------------------- running */
 /* Folds one JSON line of a peer into this run. */
 static void take_line(bench_state *s, const char *line) {
@@ -197,6 +266,7 @@ static void take_line(bench_state *s, const char *line) {
   snprintf(rec.run, sizeof rec.run, "%s", s->run_id);
   snprintf(rec.impl, sizeof rec.impl, "peer");
   if (strcmp(rec.status, "ok") != 0 && strcmp(rec.status, "failed") != 0) {
+    if (rec.note[0]) fprintf(stderr, "note: %s: %s %s\n", rec.algorithm, rec.status, rec.note);
     report_json_only(s, &rec);
     return;
   }
@@ -209,10 +279,12 @@ static void take_line(bench_state *s, const char *line) {
   report_record(s, &rec);
 }
 
-/* Runs one peer program; returns 1 when it ran and exited cleanly. */
-static int run_peer(bench_state *s, const char *path, arg_list *a) {
-  int fds[2];
-  if (pipe(fds) != 0) {
+/* Runs one peer program, writing `bytes` of `input` (if any) to its
+ * standard input; returns 1 when it ran and exited cleanly. */
+static int run_peer(bench_state *s, const char *path, arg_list *a, const void *input,
+                    size_t bytes) {
+  int fds[2], in_fds[2] = {-1, -1};
+  if (pipe(fds) != 0 || (input && pipe(in_fds) != 0)) {
     fprintf(stderr, "error: pipe: %s\n", strerror(errno));
     return 0;
   }
@@ -230,11 +302,29 @@ static int run_peer(bench_state *s, const char *path, arg_list *a) {
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);
+    if (input) {
+      dup2(in_fds[0], STDIN_FILENO);
+      close(in_fds[0]);
+      close(in_fds[1]);
+    }
     execv(path, a->argv);
     fprintf(stderr, "error: cannot run %s: %s\n", path, strerror(errno));
     _exit(127);
   }
   close(fds[1]);
+  if (input) {
+    /* The peer reads all of its input before it writes anything. */
+    close(in_fds[0]);
+    const unsigned char *p = input;
+    while (bytes > 0) {
+      ssize_t w = write(in_fds[1], p, bytes);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) break;
+      p += w;
+      bytes -= (size_t)w;
+    }
+    close(in_fds[1]);
+  }
   FILE *in = fdopen(fds[0], "r");
   char *line = NULL;
   size_t cap = 0;
@@ -258,10 +348,64 @@ static int run_peer(bench_state *s, const char *path, arg_list *a) {
   return 1;
 }
 
+/* numpy.sort of every keys case of the run: one run of the script per
+ * case, fed the case's keys (generated again, with the same seed). */
+static int run_numpy(bench_state *s, const char *script) {
+  const bench_config *cfg = s->cfg;
+  char python[4096];
+  if (!numpy_python(python, sizeof python)) {
+    fprintf(stderr,
+            "note: numpy: skipped, no python with numpy >= 2 at %s (scripts/install-deps "
+            "--numpy makes one; CLSORT_NUMPY_PYTHON names another)\n",
+            python);
+    return 1;
+  }
+  if (!host_sorts_wanted(cfg, PEER_NUMPY)) return 1;
+  int ok = 1;
+  for (int t = 0; t < KT_COUNT_ && ok; t++) {
+    if (!(cfg->types & (1u << t))) continue;
+    for (int d = 0; d < DIST_COUNT_ && ok; d++) {
+      if (!(cfg->distributions & (1u << d))) continue;
+      for (size_t i = 0; i < cfg->num_sort_sizes && ok; i++) {
+        uint64_t n = cfg->sort_sizes[i];
+        size_t bytes = (size_t)n * kt_size((key_type)t);
+        void *keys = fits_host(3.0 * (double)bytes) ? malloc(bytes + 1) : NULL;
+        if (!keys) {
+          fprintf(stderr, "note: numpy: skipped for n >= %llu: out of host memory\n",
+                  (unsigned long long)n);
+          break;
+        }
+        gen_keys((key_type)t, (gen_dist)d, keys, n,
+                 gen_case_seed(cfg->seed, "sort", (key_type)t, d, n));
+        arg_list a;
+        memset(&a, 0, sizeof a);
+        char buf[64];
+        add_arg(&a, python);
+        add_arg(&a, script);
+        add_opt(&a, "--type", kt_name((key_type)t));
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
+        add_opt(&a, "--n", buf);
+        add_opt(&a, "--distribution", gen_dist_name((gen_dist)d));
+        snprintf(buf, sizeof buf, "%u", cfg->runs);
+        add_opt(&a, "--runs", buf);
+        snprintf(buf, sizeof buf, "%u", cfg->warmup);
+        add_opt(&a, "--warmup", buf);
+        snprintf(buf, sizeof buf, "%g", cfg->max_case_seconds);
+        add_opt(&a, "--max-case-seconds", buf);
+        add_opt(&a, "--device", s->device_name);
+        if (!cfg->verify) add_arg(&a, "--no-verify");
+        ok = run_peer(s, python, &a, keys, bytes);
+        free(keys);
+      }
+    }
+  }
+  return ok;
+}
+
 int bench_subprocess_peers(bench_state *s) {
   const bench_config *cfg = s->cfg;
   int ok = 1;
-  static const peer_kind kinds[] = {PEER_CUB, PEER_BOOST};
+  static const peer_kind kinds[] = {PEER_CUB, PEER_BOOST, PEER_CPU, PEER_NUMPY};
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
     peer_kind p = kinds[i];
     if (!(cfg->peers & (1u << p))) continue;
@@ -270,7 +414,14 @@ int bench_subprocess_peers(bench_state *s) {
       /* Named explicitly: the caller wanted this comparison. */
       if (cfg->peers_required & (1u << p)) {
         fprintf(stderr, "error: peer %s not found (build it, or set %s)\n", peer_name(p),
-                p == PEER_CUB ? "CLSORT_CUB_PEER" : "CLSORT_BOOST_PEER");
+                peer_env(p));
+        ok = 0;
+      }
+      continue;
+    }
+    if (p == PEER_NUMPY) {
+      if (!run_numpy(s, path)) {
+        s->errors++;
         ok = 0;
       }
       continue;
@@ -284,9 +435,11 @@ int bench_subprocess_peers(bench_state *s) {
     arg_list a;
     memset(&a, 0, sizeof a);
     add_arg(&a, path);
-    if (!(p == PEER_CUB ? cub_args(s, &a) : boost_args(s, &a))) continue;
+    int wanted = p == PEER_CUB ? cub_args(s, &a) : p == PEER_BOOST ? boost_args(s, &a)
+                                                                      : cpu_args(s, &a);
+    if (!wanted) continue;
     fprintf(stderr, "running peer: %s\n", path);
-    if (!run_peer(s, path, &a)) {
+    if (!run_peer(s, path, &a, NULL, 0)) {
       s->errors++;
       ok = 0;
     }

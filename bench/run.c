@@ -57,6 +57,9 @@ static int open_device(bench_state *s) {
     return 0;
   }
   device_indices(s);
+  cl_uint cus = 1;
+  clGetDeviceInfo(s->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
+  s->compute_units = cus ? cus : 1;
   return 1;
 }
 
@@ -80,11 +83,11 @@ int bench_run(const bench_config *cfg) {
     }
   }
   /* A peer named explicitly must be there before anything runs. */
-  for (int p = PEER_CUB; p <= PEER_BOOST; p++) {
+  for (int p = PEER_CUB; p <= PEER_CPU; p++) {
     char path[4096];
     if ((cfg->peers_required & (1u << p)) && !peer_executable((peer_kind)p, path, sizeof path)) {
       fprintf(stderr, "clsort bench: peer %s is not built or not found (set %s to its path)\n",
-              peer_name((peer_kind)p), p == PEER_CUB ? "CLSORT_CUB_PEER" : "CLSORT_BOOST_PEER");
+              peer_name((peer_kind)p), peer_env((peer_kind)p));
       if (s.json) fclose(s.json);
       return 0;
     }

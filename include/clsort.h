@@ -106,9 +106,11 @@ typedef enum clsort_algorithm {
    * GPUs, 2^13 on CPUs) unless CLSORT_STABLE or a bit range is asked for,
    * the radix sort otherwise. */
   CLSORT_AUTO = 0,
-  /* LSD radix sort: 8-bit digits (11-bit on CPUs), always stable in both
-   * directions. Passes whose keys all share a digit are skipped (narrow
-   * or constant data costs fewer passes). Scratch memory, held by the
+  /* Radix sort, always stable in both directions: LSD with 8-bit digits
+   * on GPUs; on CPUs one scatter by the top digit, then each bucket by LSD
+   * passes of up to 11 bits inside a core's cache. Passes whose keys all
+   * share a digit are skipped (narrow or constant data costs fewer
+   * passes). Scratch memory, held by the
    * context (each buffer rounded up by about 1/8 so that later calls of
    * similar size reuse it): n keys (keys only); n keys + n values (pairs);
    * 2n keys + n indices (argsort); plus digit tables of a few MB at most. */
@@ -253,7 +255,9 @@ CLSORT_API clsort_status clsort_default_device(unsigned *platform, unsigned *dev
 
 /* ------------------------------------------------------------------ sorts */
 /* In-place sorts of host arrays. Blocking: the data is copied to the device,
- * sorted there, and copied back. On any error the arrays are unmodified.
+ * sorted there, and copied back; on a CPU device, arrays aligned as it wants
+ * (CL_DEVICE_MEM_BASE_ADDR_ALIGN: 128 bytes on PoCL) are sorted in place
+ * with no copy. On any error the arrays are unmodified.
  *
  * clsort_sort_pairs moves `values` (value_size bytes each: 4 or 8) with
  * their keys. clsort_argsort leaves `keys` untouched and writes into

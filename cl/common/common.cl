@@ -6,7 +6,7 @@
  *   USE_PTX  1 on NVIDIA GPUs: warp operations through inline PTX;
  *            0 everywhere else: the portable local-memory paths.
  *   IS_CPU   1 on CPU devices
- * Provides: CAT, TILE, KERNEL, UNROLL, and with USE_PTX the 32-bit warp
+ * Provides: CAT, TILE, KERNEL, CPU_KERNEL, CPU_STREAM, UNROLL, and with USE_PTX the 32-bit warp
  * shuffles and votes.
  */
 #ifndef WG_SIZE
@@ -34,6 +34,25 @@
 #define TILE (WG_SIZE * ITEMS)
 
 #define KERNEL __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+
+/* The CPU shape's kernels (the *_cpu.cl files): one work-item per group,
+ * each walking a contiguous chunk in a plain serial loop, whatever WG_SIZE
+ * the rest of the program uses. No barriers, no local atomics. */
+#define CPU_KERNEL __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+
+/* CPU_STREAM(v, p): stores the vector v, a whole 64-byte-aligned line, to
+ * *p without reading the line into the caches first, where the compiler
+ * offers such a store (clang, as in PoCL); else a plain store. The
+ * stores are weakly ordered: a kernel that uses them ends with
+ * mem_fence(CLK_GLOBAL_MEM_FENCE). */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define CPU_STREAM(v, p) __builtin_nontemporal_store((v), (p))
+#endif
+#endif
+#ifndef CPU_STREAM
+#define CPU_STREAM(v, p) (*(p) = (v))
+#endif
 
 /* The barrier over local memory of a group of WG_SIZE work-items. A group
  * of one work-item needs none (its own accesses are ordered), and leaving

@@ -34,3 +34,37 @@ inline KEY_T bits_to_key(KEY_T b, int key_kind, int descending) {
 inline uint key_digit(KEY_T bits, uint shift, uint width) {
   return (uint)(bits >> shift) & ((1u << width) - 1u);
 }
+
+/* The same transforms without branches, for the CPU shape's serial loops:
+ * the kind and the direction fold into three masks once per kernel, then
+ * a key costs a shift, a negation, an AND and two XORs. key_flips_none()
+ * is the identity (passes between the first and the last). */
+typedef struct key_flips {
+  KEY_T x; /* the sign flip (signed, float) and the direction */
+  KEY_T f; /* the rest of the bits of a negative float: ~KEY_SIGN, or 0 */
+  KEY_T d; /* the direction alone */
+} key_flips;
+
+inline key_flips key_flips_for(int key_kind, int descending) {
+  key_flips k;
+  k.d = descending ? ~(KEY_T)0 : (KEY_T)0;
+  k.x = (key_kind ? KEY_SIGN : (KEY_T)0) ^ k.d;
+  k.f = key_kind == 2 ? ~KEY_SIGN : (KEY_T)0;
+  return k;
+}
+
+inline key_flips key_flips_none(void) {
+  key_flips k;
+  k.x = k.f = k.d = 0;
+  return k;
+}
+
+/* key_to_bits(raw, kind, desc) for the kind and direction of k. */
+inline KEY_T key_to_bits_flip(KEY_T raw, key_flips k) {
+  return raw ^ k.x ^ (((KEY_T)0 - (raw >> (KEY_BITS - 1))) & k.f);
+}
+
+/* bits_to_key(b, kind, desc) for the kind and direction of k. */
+inline KEY_T bits_to_key_flip(KEY_T b, key_flips k) {
+  return b ^ k.x ^ ((((b ^ k.d) >> (KEY_BITS - 1)) - (KEY_T)1) & k.f);
+}

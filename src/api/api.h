@@ -36,4 +36,22 @@ clsort_status clsort__check_select_args(const clsort_context *ctx, size_t elemen
 clsort_status clsort__check_bucket_args(clsort_context *ctx, size_t n, unsigned num_buckets,
                                         size_t tile_size, clsort_type offset_type);
 
+/* host_arrays.c: a caller's host array as a device buffer: used in place
+ * (CL_MEM_USE_HOST_PTR, nothing copied) when `in_place` is set, which the
+ * caller decides with clsort__can_wrap for every array of the call; else
+ * staged in the context's slot, copied in when `input` is set. */
+typedef struct clsort__host_array {
+  cl_mem mem;
+  bool wrapped; /* in place: released by clsort__host_array_release */
+} clsort__host_array;
+clsort_status clsort__host_array_get(clsort_context *ctx, clsort__slot slot, const void *p,
+                                     size_t bytes, bool input, bool in_place,
+                                     clsort__host_array *a);
+/* Brings the device's results into the host array: a blocking read of the
+ * staging buffer, or a blocking map and unmap of the array in place. */
+clsort_status clsort__host_array_put(clsort_context *ctx, const clsort__host_array *a, void *p,
+                                     size_t bytes);
+/* Releases an array used in place (nothing for a staged one). */
+void clsort__host_array_release(clsort__host_array *a);
+
 #endif

@@ -1,18 +1,48 @@
-/* host_arrays.c: the blocking host-array forms of the primitives: copy in
- * to the context's staging buffers, run the device form, copy out. Outputs
- * are written only by the final read, so a failure leaves them untouched. */
+/* host_arrays.c: the blocking host-array forms of the primitives: the
+ * caller's arrays as device buffers (in place on a CPU device when they
+ * are aligned as it wants; else copied in to the context's staging
+ * buffers and out at the end), then the device form. Everything that can
+ * fail for want of memory or a build does so before the first write of an
+ * output, so a failure leaves the outputs untouched. */
 #include "api/api.h"
 
-/* Copies `bytes` from host memory into the staging slot. Blocking, so the
- * caller's memory is free again on return, whatever happens next. */
-static clsort_status upload(clsort_context *ctx, clsort__slot slot, const void *src, size_t bytes,
-                            cl_mem *out) {
-  FORWARD_IF_ERROR(clsort__scratch(ctx, slot, bytes, out));
-  return CL_CHECK(clEnqueueWriteBuffer(ctx->queue, *out, CL_TRUE, 0, bytes, src, 0, NULL, NULL));
+#include <stdint.h>
+
+clsort_status clsort__host_array_get(clsort_context *ctx, clsort__slot slot, const void *p,
+                                     size_t bytes, bool input, bool in_place,
+                                     clsort__host_array *a) {
+  a->mem = NULL;
+  a->wrapped = false;
+  if (in_place) {
+    /* The device only reads an input: casting away const is safe. */
+    FORWARD_IF_ERROR(clsort__wrap_host(ctx, (void *)(uintptr_t)p, bytes, &a->mem));
+    a->wrapped = true;
+    return CLSORT_SUCCESS;
+  }
+  FORWARD_IF_ERROR(clsort__scratch(ctx, slot, bytes, &a->mem));
+  if (!input) return CLSORT_SUCCESS;
+  /* Blocking, so the caller's memory is free again on return, whatever
+   * happens next. */
+  return CL_CHECK(clEnqueueWriteBuffer(ctx->queue, a->mem, CL_TRUE, 0, bytes, p, 0, NULL, NULL));
 }
 
-static clsort_status download(clsort_context *ctx, cl_mem src, void *dst, size_t bytes) {
-  return CL_CHECK(clEnqueueReadBuffer(ctx->queue, src, CL_TRUE, 0, bytes, dst, 0, NULL, NULL));
+clsort_status clsort__host_array_put(clsort_context *ctx, const clsort__host_array *a, void *p,
+                                     size_t bytes) {
+  if (!a->wrapped)
+    return CL_CHECK(clEnqueueReadBuffer(ctx->queue, a->mem, CL_TRUE, 0, bytes, p, 0, NULL, NULL));
+  /* In place: mapping makes the device's writes visible in host memory
+   * (on a CPU device they are there already: no copy). */
+  cl_int err;
+  void *mapped = clEnqueueMapBuffer(ctx->queue, a->mem, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL,
+                                    NULL, &err);
+  FORWARD_IF_ERROR(CL_CHECK(err));
+  return CL_CHECK(clEnqueueUnmapMemObject(ctx->queue, a->mem, mapped, 0, NULL, NULL));
+}
+
+void clsort__host_array_release(clsort__host_array *a) {
+  if (a->wrapped && a->mem) clReleaseMemObject(a->mem);
+  a->mem = NULL;
+  a->wrapped = false;
 }
 
 /* Every host form ends here: on failure, drain the queue so that nothing
@@ -29,11 +59,20 @@ static clsort_status scan_host(clsort_context *ctx, clsort_type type, clsort_sca
   RETURN_IF(!input || !output, CLSORT_ERROR_INVALID_ARGUMENT, "input and output must not be NULL");
   size_t bytes = n * clsort_type_size(type);
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
-  cl_mem buf;
-  clsort_status st = upload(ctx, SLOT_HOST_IN, input, bytes, &buf);
-  if (st == CLSORT_SUCCESS) st = clsort__scan(ctx, type, kind, buf, buf, n);
-  if (st == CLSORT_SUCCESS) st = download(ctx, buf, output, bytes);
-  return finish(ctx, st);
+  /* Staged, the scan runs in place in the staging buffer; used in place,
+   * it reads the caller's input and writes the caller's output. */
+  bool wrap = clsort__can_wrap(ctx, input) && clsort__can_wrap(ctx, output);
+  clsort__host_array in, out = {NULL, false};
+  clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
+  if (st == CLSORT_SUCCESS && wrap && output != input)
+    st = clsort__host_array_get(ctx, SLOT_HOST_OUT, output, bytes, false, true, &out);
+  cl_mem dst = out.mem ? out.mem : in.mem;
+  if (st == CLSORT_SUCCESS) st = clsort__scan(ctx, type, kind, in.mem, dst, n);
+  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, out.mem ? &out : &in, output, bytes);
+  st = finish(ctx, st);
+  clsort__host_array_release(&out);
+  clsort__host_array_release(&in);
+  return st;
 }
 
 clsort_status clsort_scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
@@ -48,12 +87,17 @@ static clsort_status reduce_host(clsort_context *ctx, clsort_type type, clsort_r
   RETURN_IF(n > 0 && !input, CLSORT_ERROR_INVALID_ARGUMENT, "input must not be NULL");
   size_t size = clsort_type_size(type);
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, size));
-  cl_mem in = NULL, out;
-  clsort_status st = clsort__scratch(ctx, SLOT_HOST_OUT, size, &out);
-  if (st == CLSORT_SUCCESS && n > 0) st = upload(ctx, SLOT_HOST_IN, input, n * size, &in);
-  if (st == CLSORT_SUCCESS) st = clsort__reduce(ctx, type, op, in, n, out);
-  if (st == CLSORT_SUCCESS) st = download(ctx, out, result, size);
-  return finish(ctx, st);
+  /* The result is a few bytes: always staged. */
+  clsort__host_array in = {NULL, false}, out;
+  clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, size, false, false, &out);
+  if (st == CLSORT_SUCCESS && n > 0)
+    st = clsort__host_array_get(ctx, SLOT_HOST_IN, input, n * size, true,
+                                clsort__can_wrap(ctx, input), &in);
+  if (st == CLSORT_SUCCESS) st = clsort__reduce(ctx, type, op, in.mem, n, out.mem);
+  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &out, result, size);
+  st = finish(ctx, st);
+  clsort__host_array_release(&in);
+  return st;
 }
 
 clsort_status clsort_reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
@@ -73,19 +117,32 @@ static clsort_status select_host(clsort_context *ctx, size_t element_size, bool 
     *count = 0;
     return CLSORT_SUCCESS;
   }
-  cl_mem in, fl, out, cnt;
+  size_t bytes = n * element_size;
+  bool wrap = clsort__can_wrap(ctx, input) && clsort__can_wrap(ctx, flags) &&
+              clsort__can_wrap(ctx, output);
+  clsort__host_array in = {NULL, false}, fl = {NULL, false}, out = {NULL, false}, cnt;
   cl_ulong kept = 0;
-  clsort_status st = upload(ctx, SLOT_HOST_IN, input, n * element_size, &in);
-  if (st == CLSORT_SUCCESS) st = upload(ctx, SLOT_HOST_AUX, flags, n, &fl);
-  if (st == CLSORT_SUCCESS) st = clsort__scratch(ctx, SLOT_HOST_OUT, n * element_size, &out);
-  if (st == CLSORT_SUCCESS) st = clsort__scratch(ctx, SLOT_HOST_COUNT, sizeof kept, &cnt);
-  if (st == CLSORT_SUCCESS) st = clsort__select(ctx, element_size, split, in, fl, out, n, cnt);
-  if (st == CLSORT_SUCCESS) st = download(ctx, cnt, &kept, sizeof kept);
-  /* Compact fills only the first `kept` elements; leave the rest alone. */
+  clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
+  if (st == CLSORT_SUCCESS)
+    st = clsort__host_array_get(ctx, SLOT_HOST_AUX, flags, n, true, wrap, &fl);
+  if (st == CLSORT_SUCCESS)
+    st = clsort__host_array_get(ctx, SLOT_HOST_OUT, output, bytes, false, wrap, &out);
+  if (st == CLSORT_SUCCESS)
+    st = clsort__host_array_get(ctx, SLOT_HOST_COUNT, NULL, sizeof kept, false, false, &cnt);
+  if (st == CLSORT_SUCCESS)
+    st = clsort__select(ctx, element_size, split, in.mem, fl.mem, out.mem, n, cnt.mem);
+  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &cnt, &kept, sizeof kept);
+  /* Compact fills only the first `kept` elements; leave the rest alone
+   * (in place, the device writes no more either). */
   size_t written = split ? n : (size_t)kept;
-  if (st == CLSORT_SUCCESS && written) st = download(ctx, out, output, written * element_size);
+  if (st == CLSORT_SUCCESS && written)
+    st = clsort__host_array_put(ctx, &out, output, written * element_size);
   if (st == CLSORT_SUCCESS) *count = (size_t)kept;
-  return finish(ctx, st);
+  st = finish(ctx, st);
+  clsort__host_array_release(&out);
+  clsort__host_array_release(&fl);
+  clsort__host_array_release(&in);
+  return st;
 }
 
 clsort_status clsort_compact(clsort_context *ctx, size_t element_size, const void *input,
@@ -112,13 +169,19 @@ static clsort_status bucket_offsets_host(clsort_context *ctx, const unsigned *bu
               num_buckets);
   size_t table = clsort__div_up(n, tile_size) * num_buckets;
   size_t table_bytes = table * clsort_type_size(offset_type);
-  cl_mem in, out;
-  clsort_status st = upload(ctx, SLOT_HOST_IN, buckets, n * sizeof(cl_uint), &in);
-  if (st == CLSORT_SUCCESS) st = clsort__scratch(ctx, SLOT_HOST_OUT, table_bytes, &out);
+  bool wrap = clsort__can_wrap(ctx, buckets) && clsort__can_wrap(ctx, offsets);
+  clsort__host_array in, out = {NULL, false};
+  clsort_status st =
+      clsort__host_array_get(ctx, SLOT_HOST_IN, buckets, n * sizeof(cl_uint), true, wrap, &in);
   if (st == CLSORT_SUCCESS)
-    st = clsort__bucket_offsets(ctx, in, n, num_buckets, tile_size, offset_type, out);
-  if (st == CLSORT_SUCCESS) st = download(ctx, out, offsets, table_bytes);
-  return finish(ctx, st);
+    st = clsort__host_array_get(ctx, SLOT_HOST_OUT, offsets, table_bytes, false, wrap, &out);
+  if (st == CLSORT_SUCCESS)
+    st = clsort__bucket_offsets(ctx, in.mem, n, num_buckets, tile_size, offset_type, out.mem);
+  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &out, offsets, table_bytes);
+  st = finish(ctx, st);
+  clsort__host_array_release(&out);
+  clsort__host_array_release(&in);
+  return st;
 }
 
 clsort_status clsort_bucket_offsets(clsort_context *ctx, const unsigned *buckets, size_t n,

@@ -92,33 +92,32 @@ static clsort_status check_available(clsort_type type, const clsort_options *o) 
   return CLSORT_SUCCESS;
 }
 
-/* The host forms: stage keys (and values) in the context's buffers, sort
- * there, copy back. Host memory changes only on success. */
+/* The host forms: the caller's keys (and values) as device buffers, in
+ * place on a CPU device when they are aligned as it wants, else staged in
+ * the context's buffers and copied back; sort there. Every algorithm
+ * acquires what it needs before its first write, so a failure leaves the
+ * host memory as it was. */
 static clsort_status sort_host(clsort_context *ctx, const clsort_options *o, clsort__sort_job job,
                                void *keys, const void *keys_const, void *values, size_t n) {
   size_t key_bytes = n * clsort_type_size(job.type), value_bytes = n * job.value_size;
-  cl_mem kbuf, vbuf = NULL;
-  clsort_status st = clsort__scratch(ctx, SLOT_HOST_IN, key_bytes, &kbuf);
-  if (st == CLSORT_SUCCESS)
-    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, kbuf, CL_TRUE, 0, key_bytes, keys_const, 0,
-                                       NULL, NULL));
+  bool wrap = clsort__can_wrap(ctx, keys_const) && (!job.value_size || clsort__can_wrap(ctx, values));
+  clsort__host_array k, v = {NULL, false};
+  clsort_status st =
+      clsort__host_array_get(ctx, SLOT_HOST_IN, keys_const, key_bytes, true, wrap, &k);
   if (st == CLSORT_SUCCESS && job.value_size)
-    st = clsort__scratch(ctx, SLOT_HOST_AUX, value_bytes, &vbuf);
-  if (st == CLSORT_SUCCESS && job.value_size && !job.make_index)
-    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, vbuf, CL_TRUE, 0, value_bytes, values, 0, NULL,
-                                       NULL));
-  job.keys_in = kbuf;
-  job.keys_out = job.make_index ? NULL : kbuf;
-  job.vals_in = job.make_index ? NULL : vbuf;
-  job.vals_out = vbuf;
+    st = clsort__host_array_get(ctx, SLOT_HOST_AUX, values, value_bytes, !job.make_index, wrap,
+                                &v);
+  job.keys_in = k.mem;
+  job.keys_out = job.make_index ? NULL : k.mem;
+  job.vals_in = job.make_index ? NULL : v.mem;
+  job.vals_out = v.mem;
   if (st == CLSORT_SUCCESS) st = dispatch(ctx, o, &job);
   if (st == CLSORT_SUCCESS && job.value_size)
-    st = CL_CHECK(
-        clEnqueueReadBuffer(ctx->queue, vbuf, CL_TRUE, 0, value_bytes, values, 0, NULL, NULL));
-  if (st == CLSORT_SUCCESS && keys)
-    st = CL_CHECK(
-        clEnqueueReadBuffer(ctx->queue, kbuf, CL_TRUE, 0, key_bytes, keys, 0, NULL, NULL));
+    st = clsort__host_array_put(ctx, &v, values, value_bytes);
+  if (st == CLSORT_SUCCESS && keys) st = clsort__host_array_put(ctx, &k, keys, key_bytes);
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
+  clsort__host_array_release(&v);
+  clsort__host_array_release(&k);
   return st;
 }
 

@@ -39,6 +39,8 @@ clsort_status clsort__select(clsort_context *ctx, size_t element_size, bool spli
     return CL_CHECK(
         clEnqueueFillBuffer(ctx->queue, count, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL));
   }
+  if (ctx->tuning.cpu_shape)
+    return clsort__select_cpu(ctx, element_size, split, input, flags, output, n, count);
   const select_program *p = find_program(element_size);
   char options[96];
   snprintf(options, sizeof options, "-DSEL_E=%s -DSEL_ITEMS=%u", p->element_type,

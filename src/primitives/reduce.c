@@ -37,6 +37,7 @@ clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduc
     identity(type, op, value);
     return CL_CHECK(clEnqueueFillBuffer(ctx->queue, result, value, size, 0, size, 0, NULL, NULL));
   }
+  if (ctx->tuning.cpu_shape) return clsort__reduce_cpu(ctx, type, op, in, n, result);
   cl_kernel reduce;
   FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &reduce));
   clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));

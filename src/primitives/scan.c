@@ -1,6 +1,5 @@
-/* scan.c: the device-wide prefix sum, the chunk geometry every chunked pass
- * shares, and the scan program of each type, whose first pass (per-chunk
- * sums, minima or maxima) reduce.c runs too. */
+/* scan.c: the device-wide prefix sum and the scan program of each type,
+ * whose first pass (per-chunk sums, minima or maxima) reduce.c runs too. */
 #include "primitives/primitives.h"
 
 #include <stdio.h>
@@ -40,20 +39,6 @@ clsort_status clsort__scan_kernel(clsort_context *ctx, clsort_type type,
       {"scan_reduce_chunks_f64", "scan_chunks_f64", "scan_single_pass_f64"},
   };
   return clsort__get_kernel(ctx, &p->spec, p->options, names[type][which], out);
-}
-
-size_t clsort__tile(const clsort_context *ctx) {
-  return (size_t)ctx->tuning.wg_size * ctx->tuning.items;
-}
-
-clsort__chunks clsort__chunking(const clsort_context *ctx, size_t n, size_t tile) {
-  size_t tiles = clsort__div_up(n ? n : 1, tile);
-  size_t want = (size_t)ctx->compute_units * ctx->tuning.groups_per_cu;
-  size_t groups = clsort__max(1, clsort__min(tiles, want));
-  clsort__chunks c;
-  c.chunk = clsort__div_up(tiles, groups) * tile;
-  c.groups = clsort__div_up(n ? n : 1, c.chunk);
-  return c;
 }
 
 clsort_status clsort__reduce_chunks(clsort_context *ctx, cl_kernel reduce, cl_mem in, size_t n,
@@ -102,6 +87,7 @@ static bool uses_single_pass(const clsort_context *ctx, clsort_type type) {
 
 clsort_status clsort__scan_prepare(clsort_context *ctx, clsort_type type, size_t n) {
   if (n == 0) return CLSORT_SUCCESS;
+  if (ctx->tuning.cpu_shape) return clsort__scan_cpu_prepare(ctx, type, n);
   cl_kernel k;
   cl_mem scratch;
   if (uses_single_pass(ctx, type)) {
@@ -118,6 +104,7 @@ clsort_status clsort__scan_prepare(clsort_context *ctx, clsort_type type, size_t
 clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
                            cl_mem in, cl_mem out, size_t n) {
   if (n == 0) return CLSORT_SUCCESS;
+  if (ctx->tuning.cpu_shape) return clsort__scan_cpu(ctx, type, kind, in, out, n);
   /* Everything that can fail for want of memory or a build, before the
    * first launch. */
   FORWARD_IF_ERROR(clsort__scan_prepare(ctx, type, n));

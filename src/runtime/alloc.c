@@ -3,6 +3,7 @@
  * make any one of them fail. */
 #include "runtime/runtime.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Returns true when this allocation must fail for fault injection: the
@@ -23,8 +24,9 @@ void *clsort__malloc(clsort_context *ctx, size_t bytes) {
   return malloc(bytes ? bytes : 1);
 }
 
-clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
-                                    cl_mem *out) {
+/* A buffer of `bytes` (over host memory at host_ptr when not NULL). */
+static clsort_status create(clsort_context *ctx, cl_mem_flags flags, size_t bytes, void *host_ptr,
+                            cl_mem *out) {
   *out = NULL;
   if (bytes == 0) bytes = 16;
   RETURN_IF(bytes > ctx->max_alloc, CLSORT_ERROR_TOO_LARGE,
@@ -34,14 +36,33 @@ clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, siz
     return clsort__fail(CLSORT_ERROR_OUT_OF_MEMORY, CL_MEM_OBJECT_ALLOCATION_FAILURE, __FILE__,
                         __LINE__, "injected allocation failure (CLSORT_FAIL_ALLOC_AFTER)");
   cl_int err;
-  *out = clCreateBuffer(ctx->cl_ctx, flags, bytes, NULL, &err);
+  *out = clCreateBuffer(ctx->cl_ctx, flags, bytes, host_ptr, &err);
   if (err != CL_SUCCESS) {
     *out = NULL;
     return clsort__fail(clsort__status_from_cl(err), err, __FILE__, __LINE__,
-                        "clCreateBuffer of %zu bytes failed: %s", bytes,
-                        clsort__cl_error_name(err));
+                        "clCreateBuffer of %zu bytes%s failed: %s", bytes,
+                        host_ptr ? " over host memory" : "", clsort__cl_error_name(err));
   }
   return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
+                                    cl_mem *out) {
+  return create(ctx, flags, bytes, NULL, out);
+}
+
+bool clsort__can_wrap(const clsort_context *ctx, const void *p) {
+  cl_uint bits = 0;
+  if (!ctx->tuning.cpu_shape || !p ||
+      clGetDeviceInfo(ctx->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) !=
+          CL_SUCCESS)
+    return false;
+  uintptr_t align = bits >= 8 ? bits / 8 : 1;
+  return (uintptr_t)p % align == 0;
+}
+
+clsort_status clsort__wrap_host(clsort_context *ctx, void *p, size_t bytes, cl_mem *out) {
+  return create(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, p, out);
 }
 
 clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out) {

@@ -87,6 +87,11 @@ typedef struct clsort__tuning {
   unsigned groups_per_cu;  /* resident groups per compute unit for chunked passes */
   unsigned radix_items;    /* keys per work-item of a radix tile; 0: derived */
   unsigned bitonic_wg;     /* work-items of a bitonic tile; 0: from local memory */
+  bool cpu_shape;          /* CPU devices: the *_cpu.cl kernels (one work-item per group) */
+  unsigned radix_cpu_top;  /* CPU radix: widest top (bucket) digit, bits */
+  unsigned radix_cpu_low;  /* CPU radix: widest digit of the passes inside a bucket */
+  bool radix_cpu_wc;       /* CPU radix: write-combining scatter */
+  unsigned radix_cpu_bucket; /* CPU radix: log2 of the keys a bucket aims at */
   bool use_ptx;            /* NVIDIA warp intrinsics through inline PTX */
   bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
 } clsort__tuning;
@@ -213,6 +218,14 @@ bool clsort__env_flag(const char *name);
 void *clsort__malloc(clsort_context *ctx, size_t bytes);
 clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
                                     cl_mem *out);
+/* Whether host memory at p can serve a CPU device in place: the CPU
+ * shape, and p aligned as the device wants its buffers
+ * (CL_DEVICE_MEM_BASE_ADDR_ALIGN), so that CL_MEM_USE_HOST_PTR copies
+ * nothing. */
+bool clsort__can_wrap(const clsort_context *ctx, const void *p);
+/* A buffer over `bytes` of host memory at p (CL_MEM_USE_HOST_PTR), through
+ * the allocation hook like every other. */
+clsort_status clsort__wrap_host(clsort_context *ctx, void *p, size_t bytes, cl_mem *out);
 /* Returns the slot's buffer, grown to at least `bytes`. */
 clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out);
 void clsort__scratch_release_all(clsort_context *ctx);

@@ -38,6 +38,10 @@ long clsort__live_contexts(void);
 /* Whether the context runs the NVIDIA PTX paths (1) or the portable ones (0). */
 int clsort__uses_ptx(const clsort_context *ctx);
 
+/* Whether the context runs the CPU shape (1): a CPU device with one
+ * work-item per group, where aligned host arrays are used in place. */
+int clsort__cpu_shape(const clsort_context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -95,6 +95,22 @@ void clsort__tune(clsort_context *ctx) {
     t->bitonic_wg = wg > 1 ? wg : 0;
   }
   while (t->wg_size > ctx->max_wg_size && t->wg_size > 1) t->wg_size /= 2;
+  /* CPU devices run the CPU shape (docs/ARCHITECTURE.md) unless
+   * CLSORT_TUNING forces multi-item groups: the tests force the GPU shape
+   * that way. CLSORT_RADIX_CPU=TOP:LOW:WC[:BUCKET] overrides its radix digits. */
+  t->cpu_shape = ctx->is_cpu && t->wg_size == 1;
+  t->radix_cpu_top = 11;
+  t->radix_cpu_low = 11;
+  t->radix_cpu_wc = true;
+  t->radix_cpu_bucket = 14;
+  unsigned r[4] = {0, 0, 1, 14};
+  if (clsort__env_fields("CLSORT_RADIX_CPU", r, 4) >= 2 && r[0] >= 1 && r[0] <= 12 && r[1] >= 1 &&
+      r[1] <= 12 && r[3] >= 8 && r[3] <= 20) {
+    t->radix_cpu_top = r[0];
+    t->radix_cpu_low = r[1];
+    t->radix_cpu_wc = r[2] != 0;
+    t->radix_cpu_bucket = r[3];
+  }
   if (t->use_ptx && t->wg_size < 32) t->use_ptx = t->single_pass_scan = false;
   snprintf(ctx->common_options, sizeof ctx->common_options,
            "-DWG_SIZE=%u -DITEMS=%u -DUSE_PTX=%d -DIS_CPU=%d", t->wg_size, t->items,
@@ -167,3 +183,5 @@ clsort__onesweep_shape clsort__onesweep_shape_for(const clsort_context *ctx, siz
   while (s.items > 1 && onesweep_local_bytes(s, key_size, value_size) > ctx->local_mem) s.items--;
   return s;
 }
+
+int clsort__cpu_shape(const clsort_context *ctx) { return ctx->tuning.cpu_shape; }

@@ -342,6 +342,7 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
                                         job->value_size, 0, NULL, NULL));
   }
   if (uses_nv_path(ctx)) return nv_radix_sort(ctx, job);
+  if (ctx->tuning.cpu_shape) return clsort__radix_sort_cpu(ctx, job);
   bool wide = n > UINT32_MAX;
   radix_kernels k;
   FORWARD_IF_ERROR(get_kernels(ctx, job, wide, &k));

@@ -25,6 +25,9 @@ typedef struct clsort__sort_job {
 } clsort__sort_job;
 
 clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job);
+/* The radix sort's CPU shape (radix_cpu.c), which clsort__radix_sort runs
+ * when ctx->tuning.cpu_shape is set; n >= 2. */
+clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
 
 /* The comparison sorts built on the bitonic tile: sample sort (seed 004),
  * merge sort (merge path; stable) and quicksort. Each in its own file. */

@@ -376,6 +376,45 @@ T_TEST(scan_reuses_context) {
                       (clsort_scan_kind)((i + (size_t)rep) % 2), sizes[i], false);
 }
 
+/* Host arrays on a CPU device: aligned as the device wants (here: on a
+ * page), input and output are used in place and nothing is staged; 16
+ * bytes off, both are staged (the scratch holds the array). Either way
+ * the result is exact and the guard after the output stays. */
+T_TEST(scan_host_in_place_or_staged) {
+  const size_t n = (size_t)1 << 16, es = 4;
+  t_rng r;
+  t_rng_init(&r, "scan_host_in_place_or_staged");
+  for (int staged = 0; staged < 2; staged++) {
+    clsort_context *c = NULL;
+    ASSERT_OK(t_context_create(&c));
+    t_own_context(c);
+    if (!clsort__cpu_shape(c)) {
+      printf("  not the CPU shape: host arrays are staged, nothing to compare\n");
+      return;
+    }
+    size_t skip = staged ? 16 : 0, bytes = (n + GUARD) * es + skip;
+    unsigned char *in_raw = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+    unsigned char *out_raw = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+    ASSERT_NOT_NULL(in_raw);
+    ASSERT_NOT_NULL(out_raw);
+    t_defer(free, in_raw);
+    t_defer(free, out_raw);
+    unsigned char *in = in_raw + skip, *out = out_raw + skip, *want = t_alloc(n * es);
+    t_fill_int(&r, CLSORT_U32, in, n);
+    t_poison(out, (n + GUARD) * es);
+    t_ref_scan_int(CLSORT_U32, CLSORT_SCAN_EXCLUSIVE, in, want, n);
+    t_label("u32 exclusive n=%zu, host arrays %s", n, staged ? "16 bytes off (staged)" : "aligned (in place)");
+    ASSERT_OK(clsort_scan(c, CLSORT_U32, CLSORT_SCAN_EXCLUSIVE, in, out, n));
+    ASSERT_EQ_ELEMS(out, want, n, es);
+    ASSERT_POISON(out, n * es, (n + GUARD) * es);
+    if (staged)
+      ASSERT_GE_U64(clsort__scratch_bytes(c), n * es);
+    else
+      ASSERT_LT_U64(clsort__scratch_bytes(c), n * es);
+    t_release_now(c);
+  }
+}
+
 /* Slow tier: sizes from 2^22 up, both forms. */
 T_TEST(scan_large) {
   clsort_type t = t_all_types[_i];
@@ -425,6 +464,7 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_test(tc, scan_buffer_many_waits_no_event);
     tcase_add_test(tc, scan_reuses_context);
     tcase_add_test(tc, buffer_calls_chain_through_events);
+    tcase_add_test(tc, scan_host_in_place_or_staged);
   }
   if (tiers & T_SLOW) {
     TCase *tc = t_tcase(s, "scan_slow", true);

@@ -257,6 +257,38 @@ T_TEST(sort_pass_skipping) {
   }
 }
 
+/* Buckets of the top digit larger than the CPU shape's local memory take
+ * chunked passes of their own: most keys share their top 12 order-key
+ * bits (one bucket of 400000-odd keys, or of a few values), the rest are
+ * spread; with 0, 1 and 2 varying digits inside the big bucket (the pass
+ * count's parity decides where the last pass lands). _i = type. */
+T_TEST(sort_large_buckets) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_large_buckets");
+  r.s[0] ^= (uint64_t)_i;
+  size_t es = clsort_type_size(t), n = 500009;
+  uint64_t all = es == 4 ? 0xFFFFFFFFull : UINT64_MAX;
+  /* Which low bits vary inside the big bucket. */
+  const uint64_t inside[] = {0, 0x3FF, 0xFFFFF, all >> 12};
+  static const char *const names[] = {"big bucket of one key", "big bucket, 10 low bits vary",
+                                      "big bucket, 20 low bits vary", "big bucket, all low bits vary"};
+  unsigned char *keys = t_alloc(n * es);
+  for (size_t k = 0; k < sizeof inside / sizeof inside[0]; k++) {
+    uint64_t top = (t_rng_next(&r) & ~(all >> 12)) & all, fixed = t_rng_next(&r) & (all >> 12);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t x = t_rng_below(&r, 5) ? top | (fixed & ~inside[k]) | (t_rng_next(&r) & inside[k])
+                                      : t_rng_next(&r) & all;
+      t_put_bits(t, keys, i, t_from_order(t, x));
+    }
+    for (int desc = 0; desc < 2; desc++) {
+      clsort_options o = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+      t_check_input(t, keys, n, &o, MODES_ALL, names[k]);
+    }
+  }
+}
+
 /* ---------------------------------------------------------- buffer form */
 static const clsort_options option_sets[4] = {
     {CLSORT_AUTO, 0u, 0u, 0u},
@@ -561,6 +593,7 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_loop_test(tc, sort_stability, 0, 6);
       tcase_add_loop_test(tc, sort_bit_ranges, 0, (int)NBIT_RANGES);
       tcase_add_loop_test(tc, sort_pass_skipping, 0, 6);
+      tcase_add_loop_test(tc, sort_large_buckets, 0, 6);
       tcase_add_loop_test(tc, sort_buffer_form, 0, 6);
       tcase_add_loop_test(tc, sort_buffer_chained, 0, 6);
       tcase_add_test(tc, sort_buffer_gated);

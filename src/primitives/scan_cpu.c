@@ -1,0 +1,141 @@
+/* scan_cpu.c: the primitives' CPU shape (cl/primitives/scan_cpu.cl and
+ * select_cpu.cl): scan, reduce, compact and split as chunked two-pass
+ * loops, one work-item per group, one chunk or two per compute unit.
+ * scan.c, reduce.c and compact.c hand over to these when
+ * ctx->tuning.cpu_shape is set. */
+#include "primitives/primitives.h"
+
+#include <stdio.h>
+
+#define SCAN_FILES(suffix) \
+  (const char *const[]) { "common/common.cl", "common/wg_scan.cl@" suffix, "primitives/scan_cpu.cl", NULL }
+#define SCAN_OPTIONS(type, suffix, bits, is_float) \
+  "-DSCAN_T=" type " -DSCAN_SUFFIX=" suffix " -DSCAN_BITS=" bits " -DSCAN_FLOAT=" is_float
+
+typedef struct cpu_program {
+  clsort__program_spec spec;
+  const char *options;
+  const char *reduce, *chunks; /* kernel names */
+} cpu_program;
+
+/* Indexed by clsort_type. */
+static const cpu_program scan_programs[] = {
+    {{"scan_cpu_u32", SCAN_FILES("u32")}, SCAN_OPTIONS("uint", "u32", "32", "0"),
+     "scan_cpu_reduce_u32", "scan_cpu_chunks_u32"},
+    {{"scan_cpu_i32", SCAN_FILES("i32")}, SCAN_OPTIONS("int", "i32", "32", "0"),
+     "scan_cpu_reduce_i32", "scan_cpu_chunks_i32"},
+    {{"scan_cpu_f32", SCAN_FILES("f32")}, SCAN_OPTIONS("float", "f32", "32", "1"),
+     "scan_cpu_reduce_f32", "scan_cpu_chunks_f32"},
+    {{"scan_cpu_u64", SCAN_FILES("u64")}, SCAN_OPTIONS("ulong", "u64", "64", "0"),
+     "scan_cpu_reduce_u64", "scan_cpu_chunks_u64"},
+    {{"scan_cpu_i64", SCAN_FILES("i64")}, SCAN_OPTIONS("long", "i64", "64", "0"),
+     "scan_cpu_reduce_i64", "scan_cpu_chunks_i64"},
+    {{"scan_cpu_f64", SCAN_FILES("f64")}, SCAN_OPTIONS("double", "f64", "64", "1"),
+     "scan_cpu_reduce_f64", "scan_cpu_chunks_f64"},
+};
+
+/* Chunks start on whole 64-byte lines of elements. */
+static clsort__chunks cpu_chunks(const clsort_context *ctx, size_t n) {
+  return clsort__chunking(ctx, n, 64);
+}
+
+static clsort_status reduce_chunks(clsort_context *ctx, cl_kernel k, cl_mem in, size_t n,
+                                   size_t chunk, size_t groups, int op, cl_mem out) {
+  cl_ulong n64 = n, chunk64 = chunk;
+  clsort__arg args[] = {ARG(in), ARG(n64), ARG(chunk64), ARG(out), ARG(op)};
+  return clsort__launch(ctx, k, groups, 1, 5, args, 0, NULL, NULL);
+}
+
+clsort_status clsort__scan_cpu_prepare(clsort_context *ctx, clsort_type type, size_t n) {
+  const cpu_program *p = &scan_programs[type];
+  cl_kernel k;
+  cl_mem partials;
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->reduce, &k));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->chunks, &k));
+  size_t most = (size_t)ctx->compute_units * ctx->compute_units;
+  return clsort__scratch(ctx, SLOT_PARTIALS,
+                         clsort__max(most, cpu_chunks(ctx, n).groups) * clsort_type_size(type),
+                         &partials);
+}
+
+clsort_status clsort__scan_cpu(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                               cl_mem in, cl_mem out, size_t n) {
+  FORWARD_IF_ERROR(clsort__scan_cpu_prepare(ctx, type, n));
+  const cpu_program *p = &scan_programs[type];
+  cl_kernel reduce, chunks;
+  cl_mem partials;
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->reduce, &reduce));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->chunks, &chunks));
+  /* One chunk per compute unit; the chunks before the last are reduced
+   * in one part per compute unit, so that the first pass reads (G-1)/G
+   * of the input on every core at once. */
+  size_t cus = ctx->compute_units, part = clsort__div_up(clsort__div_up(n, cus * cus), 64) * 64;
+  size_t chunk = part * cus, groups = clsort__div_up(n, chunk);
+  cl_ulong pieces = groups > 1 ? cus : 1;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_PARTIALS,
+                                   clsort__max(1, (groups - 1) * pieces) * clsort_type_size(type),
+                                   &partials));
+  if (groups > 1)
+    FORWARD_IF_ERROR(reduce_chunks(ctx, reduce, in, (groups - 1) * chunk, part,
+                                   (groups - 1) * pieces, CLSORT_REDUCE_SUM, partials));
+  cl_ulong n64 = n, chunk64 = chunk;
+  int inclusive = kind == CLSORT_SCAN_INCLUSIVE;
+  clsort__arg args[] = {ARG(in),       ARG(out),    ARG(n64),      ARG(chunk64),
+                        ARG(partials), ARG(pieces), ARG(inclusive)};
+  return clsort__launch(ctx, chunks, groups, 1, 7, args, 0, NULL, NULL);
+}
+
+clsort_status clsort__reduce_cpu(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                                 cl_mem in, size_t n, cl_mem result) {
+  const cpu_program *p = &scan_programs[type];
+  cl_kernel reduce;
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->reduce, &reduce));
+  clsort__chunks c = cpu_chunks(ctx, n);
+  if (c.groups == 1) return reduce_chunks(ctx, reduce, in, n, n, 1, (int)op, result);
+  cl_mem partials;
+  FORWARD_IF_ERROR(
+      clsort__scratch(ctx, SLOT_PARTIALS, c.groups * clsort_type_size(type), &partials));
+  FORWARD_IF_ERROR(reduce_chunks(ctx, reduce, in, n, c.chunk, c.groups, (int)op, partials));
+  return reduce_chunks(ctx, reduce, partials, c.groups, c.groups, 1, (int)op, result);
+}
+
+/* ------------------------------------------------------ compact, split */
+static const char *const select_files[] = {"common/common.cl", "primitives/select_cpu.cl", NULL};
+
+typedef struct select_program {
+  size_t element_size;
+  clsort__program_spec spec;
+  const char *options;
+} select_program;
+
+static const select_program select_programs[] = {
+    {1, {"select_cpu_1", select_files}, "-DSEL_E=uchar"},
+    {2, {"select_cpu_2", select_files}, "-DSEL_E=ushort"},
+    {4, {"select_cpu_4", select_files}, "-DSEL_E=uint"},
+    {8, {"select_cpu_8", select_files}, "-DSEL_E=ulong"},
+    {16, {"select_cpu_16", select_files}, "-DSEL_E=uint4"},
+};
+
+clsort_status clsort__select_cpu(clsort_context *ctx, size_t element_size, bool split,
+                                 cl_mem input, cl_mem flags, cl_mem output, size_t n,
+                                 cl_mem count) {
+  const select_program *p = NULL;
+  for (size_t i = 0; i < sizeof select_programs / sizeof select_programs[0]; i++)
+    if (select_programs[i].element_size == element_size) p = &select_programs[i];
+  RETURN_IF(!p, CLSORT_ERROR_INVALID_ARGUMENT, "no select program for %zu-byte elements",
+            element_size);
+  cl_kernel count_kernel, scatter_kernel;
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, "select_cpu_count", &count_kernel));
+  FORWARD_IF_ERROR(
+      clsort__get_kernel(ctx, &p->spec, p->options, "select_cpu_scatter", &scatter_kernel));
+  clsort__chunks c = cpu_chunks(ctx, n);
+  cl_mem counts;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, c.groups * sizeof(cl_ulong), &counts));
+  cl_ulong n64 = n, chunk64 = c.chunk;
+  clsort__arg count_args[] = {ARG(flags), ARG(n64), ARG(chunk64), ARG(counts)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, count_kernel, c.groups, 1, 4, count_args, 0, NULL, NULL));
+  int split_arg = split;
+  clsort__arg scatter_args[] = {ARG(input),   ARG(flags),  ARG(output), ARG(n64),
+                                ARG(chunk64), ARG(counts), ARG(count),  ARG(split_arg)};
+  return clsort__launch(ctx, scatter_kernel, c.groups, 1, 8, scatter_args, 0, NULL, NULL);
+}

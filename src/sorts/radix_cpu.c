@@ -1,0 +1,359 @@
+/* radix_cpu.c: the radix sort's CPU shape (cl/sorts/radix_cpu.cl): one
+ * scatter of the whole input by its top digit, then every bucket sorted
+ * inside one core's cache by LSD passes. One program, one work-item per
+ * group, no barriers. Stable, like the tile path it stands in for. */
+#include "primitives/primitives.h"
+#include "sorts/sorts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const radix_cpu_files[] = {"common/common.cl", "sorts/keys.cl",
+                                              "sorts/radix_cpu.cl", NULL};
+static const clsort__program_spec radix_cpu_spec = {"radix_cpu", radix_cpu_files};
+
+/* Inputs up to this many keys are one bucket, sorted by one work-item:
+ * below it, a top-digit scatter costs more in launches and a read-back
+ * than the second core brings. */
+#define SMALL_KEYS ((size_t)1 << 15)
+
+typedef struct rc_kernels {
+  cl_kernel count, scan, scatter, copy, buckets;
+} rc_kernels;
+
+/* One sort's state. Keys move raw -> order bits (first scatter or copy)
+ * -> raw (last pass, into KO). */
+typedef struct rc_sort {
+  clsort_context *ctx;
+  const clsort__sort_job *job;
+  rc_kernels k;
+  size_t ks, vs, n;
+  cl_mem ki, vi;         /* the input (vi: any buffer when there are no values) */
+  cl_mem s, sv;          /* scratch: keys and values in order bits */
+  cl_mem ko, vo;         /* the output (ko: scratch for an argsort) */
+  cl_mem table, starts, masks;
+  size_t cap;            /* the most keys of a bucket that local memory holds */
+  unsigned skew;         /* keys between buckets in scratch: one 64-byte line */
+  cl_int kind, desc, make_index;
+  unsigned low_max;      /* widest digit inside a bucket */
+  unsigned char *host;   /* read-back space: the bucket starts, then the masks */
+  size_t mask_at;        /* where the masks start in host */
+} rc_sort;
+
+/* The bits that decide the order, in order bits. */
+typedef struct rc_bits {
+  unsigned lo, hi; /* [lo, hi): the lowest and one past the highest varying bit */
+} rc_bits;
+
+static clsort_status get_kernels(rc_sort *r) {
+  clsort_context *ctx = r->ctx;
+  const clsort__tuning *t = &ctx->tuning;
+  char options[256];
+  snprintf(options, sizeof options,
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DOFFSET_T=%s -DRC_BITS=%u "
+           "-DRC_LOW_BITS=%u -DRC_WC=%d",
+           r->ks == 8 ? "ulong" : "uint", r->ks * 8, r->vs ? 1 : 0, r->vs == 8 ? "ulong" : "uint",
+           r->n > UINT32_MAX ? "ulong" : "uint", t->radix_cpu_top, t->radix_cpu_low,
+           t->radix_cpu_wc ? 1 : 0);
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_cpu_spec, options, "rcpu_count", &r->k.count));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_cpu_spec, options, "rcpu_scan", &r->k.scan));
+  FORWARD_IF_ERROR(
+      clsort__get_kernel(ctx, &radix_cpu_spec, options, "rcpu_scatter", &r->k.scatter));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_cpu_spec, options, "rcpu_copy", &r->k.copy));
+  return clsort__get_kernel(ctx, &radix_cpu_spec, options, "rcpu_buckets", &r->k.buckets);
+}
+
+/* Chunks of a range: one or two per compute unit, and none longer than
+ * 2^31 keys (the kernels count a chunk's digits in 32 bits). */
+static clsort__chunks chunks_of(const rc_sort *r, size_t len) {
+  clsort__chunks c = clsort__chunking(r->ctx, len, 256);
+  const size_t most = (size_t)1 << 31;
+  if (c.chunk > most) {
+    c.chunk = most;
+    c.groups = clsort__div_up(len, most);
+  }
+  return c;
+}
+
+/* Bytes of an offset and of the scratch tables, for every range of the
+ * sort: the widest digit times the most chunks, the bucket starts, and
+ * the chunks' AND and OR masks. */
+static size_t offset_size(const rc_sort *r) { return r->n > UINT32_MAX ? 8 : 4; }
+
+static clsort_status acquire(rc_sort *r) {
+  clsort_context *ctx = r->ctx;
+  const clsort__sort_job *job = r->job;
+  const clsort__tuning *t = &ctx->tuning;
+  size_t n = r->n, groups = chunks_of(r, n).groups;
+  size_t bins = (size_t)1 << (t->radix_cpu_top > t->radix_cpu_low ? t->radix_cpu_top
+                                                                   : t->radix_cpu_low);
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, bins * groups * offset_size(r), &r->table));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_HISTOGRAM, (bins + 1) * offset_size(r), &r->starts));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX1, 2 * groups * r->ks, &r->masks));
+  /* Scratch holds the keys with a line between buckets. */
+  r->skew = (unsigned)(64 / r->ks);
+  size_t spaced = n + bins * r->skew;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, spaced * r->ks, &r->s));
+  r->ko = job->keys_out;
+  if (!r->ko) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * r->ks, &r->ko));
+  r->ki = job->keys_in;
+  r->sv = r->vo = r->vi = r->s; /* keys only: the kernels never touch them */
+  if (r->vs) {
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, spaced * r->vs, &r->sv));
+    r->vo = job->vals_out;
+    r->vi = job->vals_in ? job->vals_in : r->sv;
+  }
+  r->mask_at = (bins + 1) * offset_size(r);
+  r->host = clsort__malloc(ctx, r->mask_at + 2 * groups * r->ks);
+  RETURN_IF(!r->host, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the radix sort's tables");
+  /* Local memory holds a bucket's keys and values beside the histograms
+   * of the passes inside it (RC_LOW_PASSES x 2^RC_LOW_BITS uints); a few
+   * KB stay free for the driver. */
+  size_t passes = clsort__div_up(r->ks * 8, t->radix_cpu_low);
+  size_t fixed = passes * ((size_t)4 << t->radix_cpu_low) + 8192;
+  size_t room = ctx->local_mem > fixed ? (size_t)ctx->local_mem - fixed : 0;
+  r->cap = room / (r->ks + r->vs) / 16 * 16;
+  return CLSORT_SUCCESS;
+}
+
+/* ------------------------------------------------------------ launches */
+static clsort_status count(rc_sort *r, cl_mem keys, size_t base, size_t len, unsigned shift,
+                           unsigned width, bool transform, bool masks) {
+  clsort__chunks c = chunks_of(r, len);
+  cl_ulong base64 = base, len64 = len, chunk64 = c.chunk;
+  cl_uint shift32 = shift, width32 = width;
+  cl_int tr = transform;
+  cl_mem m = masks ? r->masks : NULL;
+  clsort__arg args[] = {ARG(keys), ARG(base64),  ARG(len64),   ARG(chunk64),
+                        ARG(shift32), ARG(width32), ARG(tr),  ARG(r->kind),
+                        ARG(r->desc), ARG(r->table), ARG(m)};
+  FORWARD_IF_ERROR(clsort__launch(r->ctx, r->k.count, c.groups, 1, 11, args, 0, NULL, NULL));
+  cl_uint bins = 1u << width;
+  cl_ulong groups64 = c.groups;
+  clsort__arg scan[] = {ARG(r->table), ARG(bins), ARG(groups64), ARG(r->starts)};
+  return clsort__launch(r->ctx, r->k.scan, 1, 1, 4, scan, 0, NULL, NULL);
+}
+
+/* skew: keys between the runs of consecutive digits in kout (0: none). */
+static clsort_status scatter(rc_sort *r, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
+                             size_t base, size_t len, unsigned shift, unsigned width,
+                             unsigned skew, bool first) {
+  clsort__chunks c = chunks_of(r, len);
+  cl_ulong base64 = base, len64 = len, chunk64 = c.chunk;
+  cl_uint shift32 = shift, width32 = width, skew32 = skew;
+  cl_int f = first, mi = first && r->make_index;
+  clsort__arg args[] = {ARG(kin),     ARG(kout),    ARG(vin),     ARG(vout),    ARG(base64),
+                        ARG(len64),   ARG(chunk64), ARG(shift32), ARG(width32), ARG(skew32),
+                        ARG(f),       ARG(r->kind), ARG(r->desc), ARG(r->table), ARG(mi)};
+  return clsort__launch(r->ctx, r->k.scatter, c.groups, 1, 15, args, 0, NULL, NULL);
+}
+
+/* Copies [from, from + len) of kin/vin to [to, to + len) of kout/vout,
+ * converting keys to order bits (first) or back (last). */
+static clsort_status copy(rc_sort *r, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
+                          size_t from, size_t to, size_t len, bool first, bool last) {
+  clsort__chunks c = chunks_of(r, len);
+  cl_ulong from64 = from, to64 = to, len64 = len, chunk64 = c.chunk;
+  cl_int f = first, l = last, mi = first && r->make_index;
+  clsort__arg args[] = {ARG(kin),     ARG(kout), ARG(vin), ARG(vout),    ARG(from64),
+                        ARG(to64),    ARG(len64), ARG(chunk64), ARG(f), ARG(l),
+                        ARG(r->kind), ARG(r->desc), ARG(mi)};
+  return clsort__launch(r->ctx, r->k.copy, c.groups, 1, 13, args, 0, NULL, NULL);
+}
+
+/* The passes inside a bucket: bits [lo, hi) in digits of at most low_max
+ * bits, as even as they come. */
+static cl_uint low_digit(const rc_sort *r, unsigned lo, unsigned hi) {
+  if (hi <= lo) return 1;
+  size_t passes = clsort__div_up(hi - lo, r->low_max);
+  return (cl_uint)clsort__div_up(hi - lo, passes);
+}
+
+/* Sorts the buckets of the `buckets` starts in r->starts that hold at most
+ * r->cap keys, by bits [lo, hi), from scratch into the output. */
+static clsort_status sort_buckets(rc_sort *r, size_t buckets, unsigned skew, size_t groups,
+                                  unsigned lo, unsigned hi) {
+  cl_ulong n64 = r->n, cap64 = r->cap;
+  cl_uint b32 = (cl_uint)buckets, skew32 = skew, lo32 = lo, hi32 = hi > lo ? hi : lo;
+  cl_uint bits = low_digit(r, lo, hi);
+  clsort__arg args[] = {ARG(r->s),    ARG(r->sv),     ARG(r->ko),  ARG(r->vo),
+                        ARG(n64),     ARG(r->starts), ARG(b32),    ARG(skew32),
+                        ARG(cap64),   ARG(lo32),      ARG(hi32),   ARG(bits),
+                        ARG(r->kind), ARG(r->desc),   ARG_LOCAL(r->cap * r->ks),
+                        ARG_LOCAL(r->vs ? r->cap * r->vs : 16)};
+  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 16, args, 0, NULL, NULL);
+}
+
+/* --------------------------------------------------------------- plans */
+static unsigned highest_bit(uint64_t x) {
+  unsigned b = 0;
+  while (x >>= 1) b++;
+  return b;
+}
+
+static unsigned lowest_set(uint64_t x) {
+  unsigned b = 0;
+  while (!(x & 1)) {
+    x >>= 1;
+    b++;
+  }
+  return b;
+}
+
+/* Reads the last count's chunk masks (`groups` of them) and returns the
+ * bits in [begin, end) that vary among the keys; also reads `starts`
+ * entries of the bucket starts into r->host when asked. Blocking. */
+static clsort_status read_back(rc_sort *r, size_t groups, size_t starts, unsigned begin,
+                               unsigned end, rc_bits *out) {
+  cl_command_queue q = r->ctx->queue;
+  unsigned char *m = r->host + r->mask_at;
+  if (groups)
+    FORWARD_IF_ERROR(CL_CHECK(
+        clEnqueueReadBuffer(q, r->masks, CL_FALSE, 0, 2 * groups * r->ks, m, 0, NULL, NULL)));
+  if (starts)
+    FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(q, r->starts, CL_FALSE, 0,
+                                                  starts * offset_size(r), r->host, 0, NULL, NULL)));
+  FORWARD_IF_ERROR(CL_CHECK(clFinish(q)));
+  if (!groups) return CLSORT_SUCCESS;
+  uint64_t all = UINT64_MAX, any = 0;
+  for (size_t g = 0; g < groups; g++) {
+    uint64_t a, o;
+    if (r->ks == 8) {
+      memcpy(&a, m + 16 * g, 8);
+      memcpy(&o, m + 16 * g + 8, 8);
+    } else {
+      uint32_t a32, o32;
+      memcpy(&a32, m + 8 * g, 4);
+      memcpy(&o32, m + 8 * g + 4, 4);
+      a = a32;
+      o = o32;
+    }
+    all &= a;
+    any |= o;
+  }
+  uint64_t range = (end >= 64 ? UINT64_MAX : (((uint64_t)1 << end) - 1)) & ~(((uint64_t)1 << begin) - 1);
+  uint64_t varying = (all ^ any) & range;
+  out->lo = varying ? lowest_set(varying) : 0;
+  out->hi = varying ? highest_bit(varying) + 1 : 0;
+  return CLSORT_SUCCESS;
+}
+
+static size_t start_at(const rc_sort *r, size_t b) {
+  if (offset_size(r) == 8) {
+    cl_ulong v;
+    memcpy(&v, r->host + b * 8, 8);
+    return (size_t)v;
+  }
+  cl_uint v;
+  memcpy(&v, r->host + b * 4, 4);
+  return v;
+}
+
+/* A bucket too large for local memory, at [from, from + len) of scratch,
+ * bound for [base, base + len) of the output: copied there, then chunked
+ * LSD passes over the bits that vary inside it (below `top`) between the
+ * output and scratch (free there: the smaller buckets are done and the
+ * larger ones lie further on), then converted back in the output. */
+static clsort_status sort_large(rc_sort *r, size_t from, size_t base, size_t len, unsigned begin,
+                                unsigned top) {
+  rc_bits v;
+  FORWARD_IF_ERROR(count(r, r->s, from, len, 0, 0, false, true));
+  FORWARD_IF_ERROR(read_back(r, chunks_of(r, len).groups, 0, begin, top, &v));
+  cl_mem k[2] = {r->ko, r->s}, vv[2] = {r->vo, r->sv};
+  unsigned passes = 0;
+  if (v.hi == 0) return copy(r, r->s, r->ko, r->sv, r->vo, from, base, len, false, true);
+  FORWARD_IF_ERROR(copy(r, r->s, r->ko, r->sv, r->vo, from, base, len, false, false));
+  unsigned bits = low_digit(r, v.lo, v.hi);
+  passes = (unsigned)clsort__div_up(v.hi - v.lo, bits);
+  for (unsigned p = 0; p < passes; p++) {
+    unsigned shift = v.lo + p * bits, width = v.hi - shift < bits ? v.hi - shift : bits;
+    FORWARD_IF_ERROR(count(r, k[p % 2], base, len, shift, width, false, false));
+    FORWARD_IF_ERROR(scatter(r, k[p % 2], k[(p + 1) % 2], vv[p % 2], vv[(p + 1) % 2], base, len,
+                             shift, width, 0, false));
+  }
+  /* Back to keys, into the output: in place, or from scratch. */
+  cl_mem ks = k[passes % 2], vs = vv[passes % 2];
+  return copy(r, ks, r->ko, vs, r->vo, base, base, len, false, true);
+}
+
+/* Width of the top digit for n keys: buckets of about 2^radix_cpu_bucket
+ * keys, small enough for a core's cache with their double buffer. */
+static unsigned top_width(const rc_sort *r, size_t n, unsigned span) {
+  unsigned log2 = r->ctx->tuning.radix_cpu_bucket;
+  unsigned w = highest_bit(n) > log2 + 4 ? highest_bit(n) - log2 : 4;
+  if (w > r->ctx->tuning.radix_cpu_top) w = r->ctx->tuning.radix_cpu_top;
+  return w < span ? w : span;
+}
+
+clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job *job) {
+  rc_sort r;
+  memset(&r, 0, sizeof r);
+  r.ctx = ctx;
+  r.job = job;
+  r.n = job->n;
+  r.ks = clsort_type_size(job->type);
+  r.vs = job->value_size;
+  r.kind = clsort__key_kind(job->type);
+  r.desc = job->descending;
+  r.make_index = job->make_index;
+  r.low_max = ctx->tuning.radix_cpu_low;
+  FORWARD_IF_ERROR(get_kernels(&r));
+  clsort_status st = acquire(&r);
+  if (st != CLSORT_SUCCESS) {
+    free(r.host);
+    return st;
+  }
+  size_t n = r.n, bucket_groups = (size_t)ctx->compute_units * 4;
+  unsigned begin = job->begin_bit, end = job->end_bit;
+  /* Nothing may fail once the first launch writes the caller's buffers:
+   * everything is acquired above. */
+  if (n <= SMALL_KEYS && n <= r.cap) {
+    /* One bucket: into scratch as order bits, then one work-item. */
+    cl_ulong zero = 0, total = n;
+    GOTO_IF_ERROR(copy(&r, r.ki, r.s, r.vi, r.sv, 0, 0, n, true, false));
+    GOTO_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, r.starts, &zero, offset_size(&r), 0,
+                                               offset_size(&r), 0, NULL, NULL)));
+    GOTO_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, r.starts, &total, offset_size(&r),
+                                               offset_size(&r), offset_size(&r), 0, NULL, NULL)));
+    GOTO_IF_ERROR(sort_buckets(&r, 1, 0, 1, begin, end));
+    goto cleanup;
+  }
+  /* The top digit: a first guess at the key's top bits, counted with the
+   * masks that tell which bits vary; counted again lower down when the
+   * guess's upper bits turn out constant. */
+  unsigned width = top_width(&r, n, end - begin), shift = end - width;
+  size_t groups = chunks_of(&r, n).groups;
+  rc_bits v;
+  GOTO_IF_ERROR(count(&r, r.ki, 0, n, shift, width, true, true));
+  GOTO_IF_ERROR(read_back(&r, groups, ((size_t)1 << width) + 1, begin, end, &v));
+  if (v.hi == 0) {
+    /* Every key has the same bits in the range: the input is in order.
+     * An argsort still needs its indices; a separate output its keys. */
+    if (r.make_index || r.ko != r.ki || (r.vs && r.vo != r.vi))
+      GOTO_IF_ERROR(copy(&r, r.ki, r.ko, r.vi, r.vo, 0, 0, n, true, true));
+    goto cleanup;
+  }
+  if (v.hi + 2 < shift + width || v.hi <= shift) {
+    unsigned w = top_width(&r, n, v.hi - v.lo);
+    shift = v.hi - w;
+    width = w;
+    GOTO_IF_ERROR(count(&r, r.ki, 0, n, shift, width, true, false));
+    GOTO_IF_ERROR(read_back(&r, 0, ((size_t)1 << width) + 1, begin, end, &v));
+  }
+  size_t buckets = (size_t)1 << width;
+  unsigned lo = v.lo < shift ? v.lo : shift;
+  GOTO_IF_ERROR(scatter(&r, r.ki, r.s, r.vi, r.sv, 0, n, shift, width, r.skew, true));
+  GOTO_IF_ERROR(sort_buckets(&r, buckets, r.skew, bucket_groups, lo, shift));
+  clsort__debug("radix_cpu: n = %zu, top digit bits [%u, %u), bits [%u, %u) in buckets of at most "
+                "%zu keys", n, shift, shift + width, lo, shift, r.cap);
+  for (size_t b = 0; b < buckets; b++) {
+    size_t s = start_at(&r, b), len = start_at(&r, b + 1) - s;
+    if (len <= r.cap) continue;
+    clsort__debug("radix_cpu: bucket %zu of %zu keys in chunked passes", b, len);
+    GOTO_IF_ERROR(sort_large(&r, s + b * r.skew, s, len, lo, shift));
+  }
+cleanup:
+  free(r.host);
+  return st;
+}
