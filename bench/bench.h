@@ -79,6 +79,7 @@ typedef struct bench_config {
   int quiet;
   int quick;
   const char *experiment; /* --experiment's name, or NULL */
+  void (*on_context)(clsort_context *ctx); /* called on the new context, if set */
 } bench_config;
 
 /* ---------------------------------------------------------------- state */

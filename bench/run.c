@@ -40,6 +40,7 @@ static int open_device(bench_state *s) {
             clsort_last_error_message());
     return 0;
   }
+  if (cfg->on_context) cfg->on_context(s->ctx);
   s->queue = clsort_context_queue(s->ctx);
   s->cl_ctx = clsort_context_cl_context(s->ctx);
   s->device = clsort_context_device(s->ctx);

@@ -4,6 +4,7 @@
 #include "bench.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,3 +47,17 @@ int cli_parse_algorithm(const char *name, clsort_algorithm *out) {
   }
   return 0;
 }
+
+static atomic_int build_noticed;
+
+static void on_build(const char *device_name, const char *cache_dir, void *user) {
+  (void)user;
+  if (atomic_exchange(&build_noticed, 1)) return;
+  if (cache_dir)
+    fprintf(stderr, "clsort: compiling kernels for %s, once; cached in %s\n", device_name,
+            cache_dir);
+  else
+    fprintf(stderr, "clsort: compiling kernels for %s; not cached: CLSORT_CACHE=0\n", device_name);
+}
+
+void cli_watch_builds(clsort_context *ctx) { clsort_context_set_build_callback(ctx, on_build, NULL); }

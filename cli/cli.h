@@ -1,5 +1,6 @@
 /* cli.h: the command-line conventions every clsort subcommand follows:
- * "--name value" or "--name=value", errors on stderr with exit status 2. */
+ * "--name value" or "--name=value", errors on stderr with exit status 2,
+ * and one notice when kernels are compiled. */
 #ifndef CLI_CLI_H
 #define CLI_CLI_H
 
@@ -31,10 +32,17 @@ int cli_is_help(const char *arg);
 /* Parses "auto", "radix", ...; returns 1 on success. */
 int cli_parse_algorithm(const char *name, clsort_algorithm *out);
 
+/* Says on stderr, once per process, when a kernel build from source
+ * starts on ctx ("clsort: compiling kernels for DEVICE, once; cached in
+ * DIR"), through the library's build callback: the first call on a device
+ * takes seconds, and a user should know why. */
+void cli_watch_builds(clsort_context *ctx);
+
 /* Subcommands. */
 int cmd_devices(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_sort(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_prepare(int argc, char **argv);
 
 #endif

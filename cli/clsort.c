@@ -1,5 +1,5 @@
 /* clsort.c: the clsort command-line tool: dispatches to its subcommands
- * (devices, bench, sort, report). */
+ * (devices, bench, sort, prepare, report). */
 #include "bench.h"
 #include "cli.h"
 
@@ -12,11 +12,16 @@ static const char usage[] =
     "commands:\n"
     "  devices   list the OpenCL platforms and devices, and the default one\n"
     "  bench     benchmark libclsort's primitives and sorts against baselines\n"
-    "  sort      sort a binary file of keys (and values)\n"
+    "  sort      sort keys (and values) from files or standard input, binary or text\n"
+    "  prepare   compile a device's kernels ahead, into the disk cache\n"
     "  report    summarize JSON lines from 'clsort bench --json' against peers\n"
     "\n"
-    "'clsort COMMAND --help' describes each. 'clsort --version' prints the\n"
-    "library version.\n";
+    "'clsort COMMAND --help' describes each; 'man clsort' has them all.\n"
+    "'clsort --version' prints the library version.\n"
+    "\n"
+    "Exit status, for every command: 0 on success; 1 when the work failed (an\n"
+    "unreadable or malformed input, a device error, a failed verification); 2 on\n"
+    "a bad command line. Errors are one line on stderr, starting 'clsort COMMAND:'.\n";
 
 int main(int argc, char **argv) {
   bench_set_argv0(argc > 0 ? argv[0] : NULL);
@@ -38,6 +43,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
   if (strcmp(cmd, "sort") == 0) return cmd_sort(argc - 1, argv + 1);
   if (strcmp(cmd, "report") == 0) return cmd_report(argc - 1, argv + 1);
+  if (strcmp(cmd, "prepare") == 0) return cmd_prepare(argc - 1, argv + 1);
   fprintf(stderr, "clsort: unknown command '%s'\n\n", cmd);
   fputs(usage, stderr);
   return EXIT_USAGE;

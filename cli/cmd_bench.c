@@ -421,5 +421,6 @@ int cmd_bench(int argc, char **argv) {
   bench_config cfg;
   int rc = parse_options(argc, argv, &cfg);
   if (rc != EXIT_OK) return rc;
+  cfg.on_context = cli_watch_builds;
   return bench_run(&cfg) ? EXIT_OK : EXIT_FAILED;
 }

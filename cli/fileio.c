@@ -6,10 +6,25 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+int file_is_std(const char *path) { return strcmp(path, "-") == 0; }
+
+const char *file_display(const char *path, int writing) {
+  if (!file_is_std(path)) return path;
+  return writing ? "standard output" : "standard input";
+}
+
+static io_progress_fn progress;
+
+void fileio_set_progress(io_progress_fn fn) { progress = fn; }
+
+/* Reads and writes go in chunks of this size, so that progress moves. */
+#define IO_CHUNK ((size_t)64 << 20)
 
 int file_size(const char *path, size_t *size, char *err, size_t err_size) {
   struct stat st;
@@ -25,9 +40,44 @@ int file_size(const char *path, size_t *size, char *err, size_t err_size) {
   return 1;
 }
 
+/* Reads a stream of unknown length (standard input, a pipe) to its end. */
+static int read_stream(int fd, const char *name, void **data, size_t *size, char *err,
+                       size_t err_size) {
+  size_t cap = (size_t)1 << 16, done = 0;
+  unsigned char *buf = malloc(cap);
+  for (;;) {
+    if (!buf) {
+      snprintf(err, err_size, "out of host memory reading %s (%zu bytes so far)", name, done);
+      return 0;
+    }
+    if (done == cap) {
+      unsigned char *grown = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+      if (!grown) free(buf);
+      buf = grown;
+      cap *= 2;
+      continue;
+    }
+    size_t want = cap - done < IO_CHUNK ? cap - done : IO_CHUNK;
+    ssize_t got = read(fd, buf + done, want);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      snprintf(err, err_size, "cannot read %s: %s", name, strerror(errno));
+      free(buf);
+      return 0;
+    }
+    if (got == 0) break;
+    done += (size_t)got;
+    if (progress) progress("reading", name, done, 0);
+  }
+  *data = buf;
+  *size = done;
+  return 1;
+}
+
 int file_read_all(const char *path, void **data, size_t *size, char *err, size_t err_size) {
   *data = NULL;
   *size = 0;
+  if (file_is_std(path)) return read_stream(0, "standard input", data, size, err, err_size);
   int fd = open(path, O_RDONLY);
   if (fd < 0) {
     snprintf(err, err_size, "cannot open %s: %s", path, strerror(errno));
@@ -48,7 +98,8 @@ int file_read_all(const char *path, void **data, size_t *size, char *err, size_t
   }
   size_t done = 0;
   while (done < total) {
-    ssize_t got = read(fd, buf + done, total - done);
+    size_t want = total - done < IO_CHUNK ? total - done : IO_CHUNK;
+    ssize_t got = read(fd, buf + done, want);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) {
       snprintf(err, err_size, "cannot read %s: %s", path, got < 0 ? strerror(errno) : "file shrank");
@@ -57,6 +108,7 @@ int file_read_all(const char *path, void **data, size_t *size, char *err, size_t
       return 0;
     }
     done += (size_t)got;
+    if (progress) progress("reading", path, done, total);
   }
   close(fd);
   *data = buf;
@@ -199,6 +251,7 @@ static void place_of(const char *path, char *out, size_t size) {
 }
 
 int same_output_file(const char *a, const char *b) {
+  if (file_is_std(a) || file_is_std(b)) return file_is_std(a) && file_is_std(b);
   struct stat sa, sb;
   int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
   if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
@@ -215,6 +268,13 @@ int atomic_open(atomic_file *f, const char *path, char *err, size_t err_size) {
   if (snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path) {
     snprintf(err, err_size, "path too long: %s", path);
     return 0;
+  }
+  /* Standard output: whatever it is (a terminal, a pipe, a file the shell
+   * opened), it is written to, never replaced. */
+  if (file_is_std(path)) {
+    f->through = 1;
+    f->to_stdout = 1;
+    return 1;
   }
   struct stat st, tst;
   int found = stat(path, &st) == 0, stat_errno = errno;
@@ -279,13 +339,15 @@ static int write_fully(int fd, const void *data, size_t size, const char *name, 
   const unsigned char *p = data;
   size_t done = 0;
   while (done < size) {
-    ssize_t put = write(fd, p + done, size - done);
+    size_t want = size - done < IO_CHUNK ? size - done : IO_CHUNK;
+    ssize_t put = write(fd, p + done, want);
     if (put < 0 && errno == EINTR) continue;
     if (put <= 0) {
       snprintf(err, err_size, "cannot write %s: %s", name, put < 0 ? strerror(errno) : "no space");
       return 0;
     }
     done += (size_t)put;
+    if (progress) progress("writing", name, done, size);
   }
   return 1;
 }
@@ -332,6 +394,16 @@ int atomic_write_all(atomic_file *f, const void *data, size_t size, char *err, s
 }
 
 static int write_through(atomic_file *f, char *err, size_t err_size) {
+  if (f->to_stdout) {
+    if (!write_fully(1, f->data, f->size, "standard output", err, err_size)) return 0;
+    /* A file behind standard output (> file) is synced as any output. */
+    struct stat st;
+    if (fstat(1, &st) == 0 && S_ISREG(st.st_mode) && fsync(1) != 0) {
+      snprintf(err, err_size, "cannot sync standard output: %s", strerror(errno));
+      return 0;
+    }
+    return 1;
+  }
   int fd = open(f->path, O_WRONLY | O_TRUNC | O_NOCTTY);
   if (fd < 0) {
     snprintf(err, err_size, "cannot write %s: %s", f->path, strerror(errno));

@@ -7,22 +7,35 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* Reads the file at `path` into a malloc'ed buffer (at least one byte is
- * allocated, so *data is never NULL on success). Returns 1, or 0 with a
- * message in err. */
+/* "-" names standard input (for reading) or standard output (for
+ * writing), as in coreutils. */
+int file_is_std(const char *path);
+/* How messages name `path`: "standard input"/"standard output" for "-". */
+const char *file_display(const char *path, int writing);
+
+/* Reads the file at `path` ("-": standard input, to its end) into a
+ * malloc'ed buffer (at least one byte is allocated, so *data is never NULL
+ * on success). Returns 1, or 0 with a message in err. */
 int file_read_all(const char *path, void **data, size_t *size, char *err, size_t err_size);
 
 /* The size of the regular file at `path`. Returns 1, or 0 with a message. */
 int file_size(const char *path, size_t *size, char *err, size_t err_size);
 
+/* Progress of long reads and writes: called after each chunk with the
+ * bytes done so far and the total (0 when unknown, as for a pipe), and
+ * once more with done == total at the end. NULL (the default): none. */
+typedef void (*io_progress_fn)(const char *verb, const char *path, size_t done, size_t total);
+void fileio_set_progress(io_progress_fn fn);
+
 /* Whether outputs `a` and `b` would write the same regular file: the same
  * device and inode when it exists, else the same directory and name once
  * symbolic links are followed ("o5.bin" and "./o5.bin"). A device or FIFO
- * named twice is not a clash: it takes both in turn. */
+ * named twice is not a clash: it takes both in turn; "-" twice (standard
+ * output) is. */
 int same_output_file(const char *a, const char *b);
 
 /* An output file, written so that readers see either the old file or the
- * complete new one. A regular file (or a new one) is written under a
+ * complete new one. "-" is standard output, written straight through. A regular file (or a new one) is written under a
  * temporary name next to it and renamed into place; a symbolic link stays a
  * link and the file it points to is the one replaced. A device or FIFO
  * (/dev/null, a pipe behind /dev/stdout) is never replaced: it is written
@@ -34,6 +47,7 @@ typedef struct atomic_file {
   char old[4104];    /* the original, under a second name, during a commit */
   int fd;            /* of tmp, until it is written */
   int through;       /* not a regular file: written straight through */
+  int to_stdout;     /* "-": written through to file descriptor 1 */
   int existed;       /* target existed: the new file takes its owner and mode */
   int moved;         /* the original was moved to `old`, not linked */
   int committed;     /* tmp was renamed to target */

@@ -7,6 +7,7 @@
 #include "common.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -22,7 +23,9 @@
 typedef struct run_result {
   int status;      /* exit status; -1 when a signal ended it */
   int signal;      /* the signal that ended it, or 0 */
-  char *out, *err; /* all it wrote, NUL-terminated */
+  char *out, *err; /* all it wrote, NUL-terminated; err without build notices */
+  unsigned notices; /* "clsort: compiling kernels ..." lines taken out of err */
+  char *tty;        /* what it wrote to a terminal (run_opts.tty_*), or "" */
 } run_result;
 
 /* Limits for the child: a file size limit (RLIMIT_FSIZE) makes writes fail
@@ -30,9 +33,13 @@ typedef struct run_result {
 typedef struct run_opts {
   const char *dir; /* working directory (default: the test's work dir) */
   long fsize_limit; /* bytes; 0: none */
+  const char *stdin_path; /* standard input (default /dev/null), in the work dir */
+  int tty_out, tty_err;   /* standard output / error to a pseudo-terminal */
 } run_opts;
 
 static const char *work_; /* the test's working directory */
+static int tty_master_ = -1; /* of the pseudo-terminal of the run in progress */
+static char tty_slave_[256];
 static const char *io_;   /* where the child's stdout and stderr go */
 static unsigned runs_;
 static char cmdline_[2048];
@@ -115,13 +122,30 @@ static pid_t start_tool(const run_opts *o, const char *const *args, char *out_pa
   snprintf(err_path, 4200, "%s/err.%u", io_, runs_);
   const char *dir = o && o->dir ? o->dir : work_;
   long limit = o ? o->fsize_limit : 0;
+  char in_path[4200] = "/dev/null";
+  if (o && o->stdin_path) snprintf(in_path, sizeof in_path, "%s/%s", dir, o->stdin_path);
+  int tty_out = o && o->tty_out, tty_err = o && o->tty_err;
+  tty_master_ = -1;
+  if (tty_out || tty_err) {
+    /* A pseudo-terminal that the child's output goes to. */
+    tty_master_ = posix_openpt(O_RDWR | O_NOCTTY);
+    const char *name = tty_master_ >= 0 && grantpt(tty_master_) == 0 && unlockpt(tty_master_) == 0
+                           ? ptsname(tty_master_)
+                           : NULL;
+    if (!name) ck_abort_msg("%s: no pseudo-terminal: %s", t_where(), strerror(errno));
+    snprintf(tty_slave_, sizeof tty_slave_, "%s", name);
+  }
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) ck_abort_msg("%s: fork: %s", t_where(), strerror(errno));
   if (pid == 0) {
-    int in = open("/dev/null", O_RDONLY);
+    int in = open(in_path, O_RDONLY);
     int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int tty = tty_out || tty_err ? open(tty_slave_, O_RDWR | O_NOCTTY) : -1;
+    if ((tty_out || tty_err) && tty < 0) _exit(126);
+    if (tty_out) out = tty;
+    if (tty_err) err = tty;
     if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
         chdir(dir) != 0)
       _exit(126);
@@ -148,6 +172,29 @@ static run_result finish_tool(pid_t pid, const char *out_path, const char *err_p
   r.signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
   r.out = read_whole(out_path, NULL);
   r.err = read_whole(err_path, NULL);
+  r.tty = "";
+  if (tty_master_ >= 0) {
+    /* The child is gone: what it wrote waits in the terminal's buffer. */
+    char *text = t_alloc(65536);
+    size_t len = 0;
+    ssize_t got;
+    fcntl(tty_master_, F_SETFL, O_NONBLOCK);
+    while (len < 65535 && (got = read(tty_master_, text + len, 65535 - len)) > 0) len += (size_t)got;
+    text[len] = '\0';
+    r.tty = text;
+    close(tty_master_);
+    tty_master_ = -1;
+  }
+  /* The build notice may come with any run whose kernels are not cached
+   * yet: counted, then taken out, so that the other checks see the rest. */
+  static const char notice[] = "clsort: compiling kernels for ";
+  r.notices = 0;
+  char *at;
+  while ((at = strstr(r.err, notice)) != NULL) {
+    char *eol = strchr(at, '\n');
+    r.notices++;
+    memmove(at, eol ? eol + 1 : at + strlen(at), strlen(eol ? eol + 1 : at + strlen(at)) + 1);
+  }
   if (r.status == 126 || r.status == 127)
     ck_abort_msg("%s: could not start %s (status %d)", t_where(), tool(), r.status);
   return r;
@@ -404,6 +451,7 @@ T_TEST(help_for_every_command_goes_to_stdout) {
   static const char *const cases[][3] = {
       {"--help"},           {"-h"},          {"sort", "--help"}, {"sort", "-h"},
       {"bench", "--help"},  {"bench", "-h"}, {"devices", "--help"}, {"report", "--help"},
+      {"prepare", "--help"},
       /* Help wins over a bad command line. */
       {"sort", "--type", "u33"},
   };
@@ -433,14 +481,42 @@ T_TEST(bad_command_lines_exit_2) {
       {{"sort", "--type", "u33", "in.u32", "out"}, "unknown key type 'u33'"},
       {{"sort", "--type", "int", "in.u32", "out"}, "unknown key type 'int'"},
       {{"sort", "in.u32", "out"}, "--type is required"},
-      {{"sort", "--type", "u32", "in.u32"}, "needs an input and an output file"},
       {{"sort", "--type", "u32", "in.u32", "out", "extra"}, "unexpected argument 'extra'"},
       {{"sort", "in.u32", "out", "--type"}, "option --type needs a value"},
       {{"sort", "--type", "u32", "--frobnicate", "in.u32", "out"}, "unknown option '--frobnicate'"},
       {{"sort", "--type", "u32", "--algorithm", "heap", "in.u32", "out"},
        "unknown algorithm 'heap'"},
-      {{"sort", "--type", "u32", "--values", "in.u32", "in.u32", "out"},
-       "--values needs --value-size 4|8"},
+      {{"sort", "--type", "u32", "--in-place"}, "--in-place needs a file to sort, not standard input"},
+      {{"sort", "--type", "u32", "--in-place", "-"}, "--in-place needs a file to sort"},
+      {{"sort", "--type", "u32", "--in-place", "in.u32", "out"}, "--in-place writes back to in.u32"},
+      {{"sort", "--type", "u32", "--in-place", "--argsort", "in.u32"}, "cannot be --in-place"},
+      {{"sort", "--type", "u32", "--argsort", "--values", "in.u32", "in.u32", "out"},
+       "--argsort and --values exclude each other"},
+      {{"sort", "--type", "u32", "--index-size", "4", "in.u32", "out"}, "--index-size needs --argsort"},
+      {{"sort", "--type", "u32", "--argsort", "--index-size", "2", "in.u32", "out"},
+       "--index-size wants 4 or 8, not '2'"},
+      {{"sort", "--type", "u32", "--text", "--values", "in.u32", "in.u32", "out"},
+       "--text takes keys alone"},
+      {{"sort", "--type", "u32", "--values", "-", "-", "out"},
+       "the keys and the values cannot both come from standard input"},
+      {{"sort", "--type", "u32", "--values", "in.u32", "in.u32"},
+       "with the keys on standard output, name the values' output with --values-out"},
+      {{"sort", "--type", "u32", "--values", "in.u32", "--values-out", "-", "in.u32", "-"},
+       "the keys and the values cannot both go to standard output"},
+      {{"sort", "--type", "u32", "--in-place", "--values", "-", "in.u32"},
+       "--in-place cannot write values back to standard input"},
+      {{"sort", "--type", "u32", "--bits", "0:33", "in.u32", "out"},
+       "--bits wants B:E with 0 <= B < E <= 32 for u32 keys, not '0:33'"},
+      {{"sort", "--type", "u64", "--bits", "8:8", "in.u32", "out"}, "<= 64 for u64 keys, not '8:8'"},
+      {{"sort", "--type", "u32", "--bits", "4", "in.u32", "out"}, "--bits wants B:E"},
+      {{"sort", "--type", "u32", "--bits", "a:b", "in.u32", "out"}, "--bits wants B:E"},
+      {{"prepare", "--types", "u33"}, "bad --types list 'u33'"},
+      {{"prepare", "--algorithms", "heap"}, "bad --algorithms list 'heap'"},
+      {{"prepare", "--data", "triples"}, "bad --data list 'triples'"},
+      {{"prepare", "--value-size", "2"}, "bad --value-size list '2'"},
+      {{"prepare", "--primitives", "sum"}, "bad --primitives list 'sum'"},
+      {{"prepare", "--types"}, "option --types needs a value"},
+      {{"prepare", "extra"}, "unknown argument 'extra'"},
       {{"sort", "--type", "u32", "--values", "in.u32", "--value-size", "3", "in.u32", "out"},
        "--value-size wants 4 or 8, not '3'"},
       {{"sort", "--type", "u32", "--value-size", "4", "in.u32", "out"},
@@ -667,7 +743,7 @@ T_TEST(failed_write_leaves_no_partial_output) {
   remove(path_in(work_, "warm"));
   remove(path_in(work_, "warm.values"));
   const char *before = listing(work_);
-  run_opts o = {NULL, N * 4 + N * 2}; /* room for the keys, half the values */
+  run_opts o = {NULL, N * 4 + N * 2, NULL, 0, 0}; /* room for the keys, half the values */
   r = RUN_WITH(&o, "sort", "--type", "u32", "--values", "v", "--value-size", "8", "k", "out");
   expect_error(&r, 1, "cannot write out.values: ");
   ASSERT_DIR_UNCHANGED(work_, before);
@@ -1208,6 +1284,427 @@ T_TEST(every_algorithm_sorts_or_refuses_cleanly) {
   }
 }
 
+
+/* ------------------------------------------------- standard streams */
+/* The output file of the last run's standard output. */
+static const char *last_stdout_path(void) {
+  static char path[4200];
+  snprintf(path, sizeof path, "%s/out.%u", io_, runs_);
+  return path;
+}
+
+/* "-" and absent arguments are standard input and output, for the keys
+ * and the values; a file named "-" is neither read nor written. */
+T_TEST(dash_means_standard_input_and_output) {
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  const uint32_t *want = sorted_u32(keys, N_KEYS, false);
+  static const char *const forms[][4] = {
+      {"-", "-"}, {"-"}, {NULL}, {"--", "-", "-"},
+  };
+  run_opts o = {NULL, 0, "in.u32", 0, 0};
+  for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+    const char *args[8] = {"sort", "--type", "u32", forms[f][0], forms[f][1], forms[f][2], NULL};
+    run_result r = run_tool(&o, args);
+    expect_status(&r, 0);
+    ASSERT_STR_EMPTY(r.err);
+    assert_file_is(last_stdout_path(), want, N_KEYS * 4);
+    ASSERT_EQ_STR(listing(work_), "in.u32\n");
+  }
+  /* Standard input to a file; a file to standard output. */
+  run_result r = RUN_WITH(&o, "sort", "--type", "u32", "--desc", "-", "x");
+  expect_quiet_success(&r);
+  assert_file_is(path_in(work_, "x"), sorted_u32(keys, N_KEYS, true), N_KEYS * 4);
+  r = RUN("sort", "--type", "u32", "in.u32");
+  expect_status(&r, 0);
+  assert_file_is(last_stdout_path(), want, N_KEYS * 4);
+  /* Values from standard input, the keys' file beside; values to
+   * standard output. */
+  write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4);
+  run_opts ov = {NULL, 0, "vals", 0, 0};
+  r = RUN_WITH(&ov, "sort", "--type", "u32", "--stable", "--values", "-", "--values-out", "-",
+               "in.u32", "k.out");
+  expect_status(&r, 0);
+  ASSERT_STR_EMPTY(r.err);
+  assert_file_is(path_in(work_, "k.out"), want, N_KEYS * 4);
+  assert_file_is(last_stdout_path(), stable_values_u32(keys, N_KEYS), N_KEYS * 4);
+  ASSERT_EQ_STR(listing(work_), "in.u32\nk.out\nvals\nx\n");
+  /* A malformed stream fails as a file does, and writes nothing. */
+  write_whole(path_in(work_, "odd"), "12345", 5);
+  run_opts oo = {NULL, 0, "odd", 0, 0};
+  r = RUN_WITH(&oo, "sort", "--type", "u32", "-", "y");
+  expect_error(&r, 1, "standard input: 5 bytes is not a whole number of u32 keys");
+  assert_no_output(work_, "y");
+}
+
+/* Binary keys never go to a terminal; text does. */
+T_TEST(binary_output_to_a_terminal_is_refused) {
+  run_opts o = {NULL, 0, NULL, 1, 0};
+  run_result r = RUN_WITH(&o, "sort", "--type", "u32", "in.u32");
+  expect_status(&r, 2);
+  if (!strstr(r.err, "standard output is a terminal")) ck_abort_msg("%s: stderr \"%s\"", t_where(), r.err);
+  ASSERT_STR_EMPTY(r.tty);
+  write_whole(path_in(work_, "t.txt"), "3\n1\n2\n", 6);
+  r = RUN_WITH(&o, "sort", "--type", "u32", "--text", "t.txt");
+  expect_status(&r, 0);
+  ASSERT_EQ_STR(r.tty, "1\r\n2\r\n3\r\n"); /* the terminal turns \n into \r\n */
+}
+
+/* ------------------------------------------------------------ in place */
+/* --in-place writes back to the input (and the values to theirs); a
+ * failure leaves both as they were. */
+T_TEST(in_place_sorts_back_and_keeps_the_input_on_failure) {
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4);
+  kept_file in = keep("in.u32"), vals = keep("vals");
+  t_setenv("CLSORT_FAIL_BUILD", "1");
+  run_result r = RUN("sort", "--type", "u32", "--in-place", "--algorithm", "radix", "--values",
+                     "vals", "in.u32");
+  expect_error(&r, 1, "sorting failed: ");
+  t_unsetenv("CLSORT_FAIL_BUILD");
+  assert_kept(&in);
+  assert_kept(&vals);
+  /* A malformed text file sorted in place stays as it was too. */
+  static const char bad[] = "5\n4\nfour\n";
+  write_whole(path_in(work_, "t.txt"), bad, sizeof bad - 1);
+  r = RUN("sort", "--type", "i64", "--text", "--in-place", "t.txt");
+  expect_error(&r, 1, "t.txt:3: 'four': not a decimal integer (i64 keys)");
+  assert_file_is(path_in(work_, "t.txt"), bad, sizeof bad - 1);
+  ASSERT_EQ_STR(listing(work_), "in.u32\nt.txt\nvals\n");
+  r = RUN("sort", "--type", "u32", "--in-place", "--stable", "--values", "vals", "in.u32");
+  expect_quiet_success(&r);
+  assert_file_is(path_in(work_, "in.u32"), sorted_u32(keys, N_KEYS, false), N_KEYS * 4);
+  assert_file_is(path_in(work_, "vals"), stable_values_u32(keys, N_KEYS), N_KEYS * 4);
+  ASSERT_EQ_STR(listing(work_), "in.u32\nt.txt\nvals\n");
+}
+
+/* ------------------------------------------------ argsort, bits, values */
+/* The permutation, in 8-byte (default) or 4-byte indices, binary or text. */
+T_TEST(argsort_writes_the_permutation) {
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  const uint32_t *want = stable_values_u32(keys, N_KEYS);
+  run_result r = RUN("sort", "--type", "u32", "--argsort", "--stable", "in.u32", "p8");
+  expect_quiet_success(&r);
+  size_t bytes;
+  const uint64_t *p8 = (const uint64_t *)(const void *)read_whole(path_in(work_, "p8"), &bytes);
+  ASSERT_EQ_U64(bytes, N_KEYS * 8);
+  for (size_t i = 0; i < N_KEYS; i++) ASSERT_EQ_U64(p8[i], want[i]);
+  r = RUN("sort", "--type", "u32", "--argsort", "--index-size", "4", "--stable", "in.u32", "p4");
+  expect_quiet_success(&r);
+  assert_file_is(path_in(work_, "p4"), want, N_KEYS * 4);
+  /* The keys are left alone. */
+  assert_file_is(path_in(work_, "in.u32"), keys, N_KEYS * 4);
+  write_whole(path_in(work_, "t.txt"), "30\n-1\n20\n-1\n", 12);
+  r = RUN("sort", "--type", "i32", "--text", "--argsort", "--stable", "t.txt");
+  expect_status(&r, 0);
+  ASSERT_EQ_STR(r.out, "1\n3\n2\n0\n");
+  r = RUN("sort", "--type", "i32", "--text", "--argsort", "--stable", "--desc", "t.txt");
+  expect_status(&r, 0);
+  ASSERT_EQ_STR(r.out, "0\n2\n1\n3\n");
+}
+
+/* --bits B:E compares only those bits (stable: ties keep their order). */
+T_TEST(bits_compare_only_a_range) {
+  static const char in[] = "291\n17\n4660\n1\n273\n";
+  write_whole(path_in(work_, "t.txt"), in, sizeof in - 1);
+  /* By the low 4 bits: 291 (3), 17 (1), 4660 (4), 1 (1), 273 (1). */
+  run_result r = RUN("sort", "--type", "u32", "--text", "--bits", "0:4", "--stable", "t.txt");
+  expect_status(&r, 0);
+  ASSERT_EQ_STR(r.out, "17\n1\n273\n291\n4660\n");
+  /* By bits 4..8: 291 (2), 17 (1), 4660 (3), 1 (0), 273 (1). */
+  r = RUN("sort", "--type", "u32", "--text", "--bits=4:8", "--algorithm", "radix", "t.txt");
+  expect_status(&r, 0);
+  ASSERT_EQ_STR(r.out, "1\n17\n273\n291\n4660\n");
+  /* An algorithm that compares whole keys refuses. */
+  r = RUN("sort", "--type", "u32", "--text", "--bits", "0:4", "--algorithm", "bitonic", "t.txt");
+  expect_error(&r, 1, "sorting failed: ");
+}
+
+/* The value size comes from the files' sizes when --value-size is not
+ * given; a size that fits neither 4 nor 8 bytes a key is refused. */
+T_TEST(value_size_is_inferred_from_the_file_sizes) {
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  for (size_t vs = 4; vs <= 8; vs += 4) {
+    write_whole(path_in(work_, "vals"), index_values(vs, N_KEYS), N_KEYS * vs);
+    run_result r = RUN("sort", "--type", "u32", "--values", "vals", "in.u32", "out");
+    expect_quiet_success(&r);
+    size_t kb, vb;
+    const char *got = read_whole(path_in(work_, "out"), &kb);
+    const char *v = read_whole(path_in(work_, "out.values"), &vb);
+    ASSERT_EQ_U64(vb, N_KEYS * vs);
+    check_sorted_pairs(CLSORT_U32, keys, got, v, vs, N_KEYS, false);
+  }
+  write_whole(path_in(work_, "vals"), index_values(4, N_KEYS), N_KEYS * 4 + 2);
+  remove(path_in(work_, "out"));
+  remove(path_in(work_, "out.values"));
+  const char *before = listing(work_);
+  run_result r = RUN("sort", "--type", "u32", "--values", "vals", "in.u32", "out");
+  expect_error(&r, 1, "vals: 4002 bytes are neither 4 nor 8 bytes for each of the 1000 keys");
+  ASSERT_DIR_UNCHANGED(work_, before);
+}
+
+/* ----------------------------------------------------------------- text */
+/* The expected text of one key, as the tool spells it. */
+static void spell(clsort_type t, const void *keys, size_t i, char *buf, size_t cap) {
+  uint64_t b = t_get_bits(t, keys, i);
+  double v = t_type_is_float(t) ? t_get_f(t, keys, i) : 0.0;
+  if (t_type_is_float(t) && isnan(v))
+    snprintf(buf, cap, "%s", signbit(v) ? "-nan" : "nan");
+  else if (t_type_is_float(t) && isinf(v))
+    snprintf(buf, cap, "%s", v < 0 ? "-inf" : "inf");
+  else if (t_type_is_float(t))
+    snprintf(buf, cap, "%.*g", t == CLSORT_F32 ? 9 : 17, v);
+  else if (t == CLSORT_I32)
+    snprintf(buf, cap, "%" PRId32, (int32_t)(uint32_t)b);
+  else if (t == CLSORT_I64)
+    snprintf(buf, cap, "%" PRId64, (int64_t)b);
+  else
+    snprintf(buf, cap, "%" PRIu64, b);
+}
+
+/* Every type, with its extremes and the float spellings (nan, -nan, inf,
+ * -inf, -0, subnormals): text in, sorted text out, and every number reads
+ * back to the bits that went in. The input uses other spellings where the
+ * type allows them (blanks, +, exponents, INF, a missing final newline). */
+T_TEST(text_round_trips_every_type) {
+  static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32,
+                                      CLSORT_U64, CLSORT_I64, CLSORT_F64};
+  static const char *const extra[] = {
+      "  4294967295\n0\n+7\t\n",
+      "-2147483648\n2147483647\n -0 \n+12\r\n",
+      "-nan\nnan\nINF\n-inf\n-0\n0\n1e-45\n-3.4028235e38\n0x1p-149\n1.17549435e-38\n",
+      "18446744073709551615\n0\n",
+      "-9223372036854775808\n9223372036854775807\n",
+      "-nan\nnan\ninfinity\n-inf\n-0.0\n4.9406564584124654e-324\n-1.7976931348623157e308\n"
+      "2.2250738585072014e-308\n0.1\n",
+  };
+  enum { N = 300 };
+  for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+    clsort_type t = types[ti];
+    size_t es = clsort_type_size(t);
+    t_rng rng;
+    t_rng_init(&rng, "tool text");
+    unsigned char *keys = t_alloc(N * es + 64 * 8);
+    if (t_type_is_float(t))
+      t_fill_float(&rng, t, keys, N, -1e6, 1e6, 0.0);
+    else
+      t_fill_int(&rng, t, keys, N);
+    /* Random keys in the tool's own spelling, then the extra lines. */
+    char *text = t_alloc(N * 40 + 1024);
+    size_t len = 0;
+    for (size_t i = 0; i < N; i++) {
+      spell(t, keys, i, text + len, 40);
+      len += strlen(text + len);
+      text[len++] = '\n';
+    }
+    len += (size_t)sprintf(text + len, "%s", extra[ti]);
+    text[--len] = '\0'; /* no final newline */
+    write_whole(path_in(work_, "in.txt"), text, len);
+    const char *name = clsort_type_name(t);
+    run_result r = RUN("sort", "--type", name, "--text", "in.txt");
+    expect_status(&r, 0);
+    ASSERT_STR_EMPTY(r.err);
+    /* Parse what came out with the C library, and compare. */
+    unsigned char *got = t_alloc(N * es + 64 * 8);
+    size_t n = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+      uint64_t bits;
+      if (t == CLSORT_F32) {
+        float f = strtof(line, NULL);
+        uint32_t b32;
+        memcpy(&b32, &f, 4);
+        bits = b32;
+      } else if (t == CLSORT_F64) {
+        double d = strtod(line, NULL);
+        memcpy(&bits, &d, 8);
+      } else if (t == CLSORT_I32 || t == CLSORT_I64) {
+        bits = (uint64_t)strtoll(line, NULL, 10);
+      } else {
+        bits = strtoull(line, NULL, 10);
+      }
+      char again[64];
+      if (es == 4) {
+        uint32_t b32 = (uint32_t)bits;
+        memcpy(got + n * 4, &b32, 4);
+      } else {
+        memcpy(got + n * 8, &bits, 8);
+      }
+      /* Each line is spelled exactly as the tool's rule says. */
+      spell(t, got, n, again, sizeof again);
+      ASSERT_EQ_STR(line, again);
+      n++;
+    }
+    /* The same multiset as the input (parsed the same way). */
+    size_t want_n = 0;
+    unsigned char *want = t_alloc(N * es + 64 * 8);
+    save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+      uint64_t bits;
+      if (t == CLSORT_F32) {
+        float f = strtof(line, NULL);
+        uint32_t b32;
+        memcpy(&b32, &f, 4);
+        bits = b32;
+      } else if (t == CLSORT_F64) {
+        double d = strtod(line, NULL);
+        memcpy(&bits, &d, 8);
+      } else if (t == CLSORT_I32 || t == CLSORT_I64) {
+        bits = (uint64_t)strtoll(line, NULL, 10);
+      } else {
+        bits = strtoull(line, NULL, 10);
+      }
+      if (es == 4) {
+        uint32_t b32 = (uint32_t)bits;
+        memcpy(want + want_n * 4, &b32, 4);
+      } else {
+        memcpy(want + want_n * 8, &bits, 8);
+      }
+      want_n++;
+    }
+    ASSERT_EQ_U64(n, want_n);
+    check_sorted_keys(t, want, got, n, false);
+  }
+}
+
+/* A malformed line stops the sort with its name and line number; nothing
+ * is written. */
+T_TEST(text_errors_name_the_line) {
+  static const struct {
+    const char *type, *text, *says;
+  } cases[] = {
+      {"u32", "1\n2\n\n3\n", "in.txt:3: empty line; --text reads one number a line"},
+      {"u32", "1\n4294967296\n", "in.txt:2: '4294967296': out of range (u32 keys)"},
+      {"u32", "-1\n", "in.txt:1: '-1': negative, for an unsigned type (u32 keys)"},
+      {"u64", "18446744073709551616\n", "in.txt:1: '18446744073709551616': out of range (u64 keys)"},
+      {"i32", "1\n2\n2147483648\n", "in.txt:3: '2147483648': out of range (i32 keys)"},
+      {"i64", "1.5\n", "in.txt:1: '1.5': not a decimal integer (i64 keys)"},
+      {"i32", "0x10\n", "in.txt:1: '0x10': not a decimal integer (i32 keys)"},
+      {"f32", "1\n3.5e38\n", "in.txt:2: '3.5e38': out of range (f32 keys)"},
+      {"f64", "1e999\n", "in.txt:1: '1e999': out of range (f64 keys)"},
+      {"f64", "1.0.0\n", "in.txt:1: '1.0.0': not a number (f64 keys)"},
+      {"f32", "abc\n", "in.txt:1: 'abc': not a number (f32 keys)"},
+      {"u32", "1 2\n", "in.txt:1: '1 2': not a decimal integer (u32 keys)"},
+      {"u32", "1\n2\0\n", "in.txt:2: a NUL byte: is the input binary? (then drop --text)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t len = strlen(cases[i].text);
+    if (i == sizeof cases / sizeof cases[0] - 1) len = 5;
+    write_whole(path_in(work_, "in.txt"), cases[i].text, len);
+    const char *before = listing(work_);
+    run_result r = RUN("sort", "--type", cases[i].type, "--text", "in.txt", "out.txt");
+    expect_error(&r, 1, cases[i].says);
+    ASSERT_DIR_UNCHANGED(work_, before);
+  }
+  /* From standard input the name says so. */
+  write_whole(path_in(work_, "in.txt"), "1\nx\n", 4);
+  run_opts o = {NULL, 0, "in.txt", 0, 0};
+  run_result r = RUN_WITH(&o, "sort", "--type", "f64", "--text");
+  expect_error(&r, 1, "standard input:2: 'x': not a number (f64 keys)");
+  /* Empty input: empty output. */
+  write_whole(path_in(work_, "in.txt"), "", 0);
+  r = RUN_WITH(&o, "sort", "--type", "f64", "--text");
+  expect_status(&r, 0);
+  ASSERT_STR_EMPTY(r.out);
+}
+
+/* ------------------------------------------------------------- progress */
+/* Progress goes to stderr when it is a terminal and the input is large
+ * enough (CLSORT_PROGRESS_BYTES lowers the 1 GiB threshold for the test);
+ * never to a stderr that is not a terminal. */
+T_TEST(progress_only_on_a_terminal) {
+  t_setenv("CLSORT_PROGRESS_BYTES", "1000");
+  run_result r = RUN("sort", "--type", "u32", "in.u32", "out");
+  expect_quiet_success(&r);
+  run_opts o = {NULL, 0, NULL, 0, 1};
+  r = RUN_WITH(&o, "sort", "--type", "u32", "in.u32", "out");
+  expect_status(&r, 0);
+  if (!strstr(r.tty, "clsort sort: reading in.u32: 100% of") || !strstr(r.tty, "sorting") ||
+      !strstr(r.tty, "writing out: 100%"))
+    ck_abort_msg("%s: no progress on the terminal: \"%s\"", t_where(), r.tty);
+  /* Below the threshold: nothing, even on a terminal. */
+  t_setenv("CLSORT_PROGRESS_BYTES", "4001");
+  r = RUN_WITH(&o, "sort", "--type", "u32", "in.u32", "out");
+  expect_status(&r, 0);
+  if (strstr(r.tty, "clsort sort:")) ck_abort_msg("%s: progress below the threshold: \"%s\"", t_where(), r.tty);
+}
+
+/* ------------------------------------------------- builds and the cache */
+/* Fresh, empty kernel caches for the tool (both libclsort's and PoCL's). */
+static void fresh_caches(const char *tag) {
+  char name[64];
+  snprintf(name, sizeof name, "%s-clsort", tag);
+  t_setenv("CLSORT_CACHE_DIR", t_temp_dir(name));
+  snprintf(name, sizeof name, "%s-pocl", tag);
+  t_setenv("POCL_CACHE_DIR", t_temp_dir(name));
+}
+
+/* With empty caches the first sort says once that it compiles, and where
+ * the kernels go; the next process finds them and says nothing. */
+T_TEST(build_notice_once_then_never_with_a_warm_cache) {
+  fresh_caches("notice");
+  run_result r = RUN("sort", "--type", "i32", "--text", "--desc", "in.u32", "out");
+  expect_error(&r, 1, "a NUL byte"); /* binary read as text: fails before any build */
+  ASSERT_EQ_U64(r.notices, 0);
+  char out[4200], err[4200];
+  pid_t pid = start_tool(
+      NULL, (const char *const[]){"sort", "--type", "i32", "--desc", "in.u32", "out", NULL}, out,
+      err);
+  r = finish_tool(pid, out, err);
+  expect_status(&r, 0);
+  ASSERT_EQ_U64(r.notices, 1);
+  ASSERT_STR_EMPTY(r.err);
+  /* It names the device and the cache folder. */
+  const char *text = read_whole(err, NULL);
+  if (!strstr(text, ", once; cached in ") || !strstr(text, "notice-clsort"))
+    ck_abort_msg("%s: the notice does not name the cache: \"%s\"", t_where(), text);
+  r = RUN("sort", "--type", "i32", "--desc", "in.u32", "out");
+  expect_quiet_success(&r);
+  ASSERT_EQ_U64(r.notices, 0);
+  /* Without the disk cache it says so (PoCL's own cache keeps it quick). */
+  t_setenv("CLSORT_CACHE", "0");
+  pid = start_tool(NULL, (const char *const[]){"sort", "--type", "i32", "in.u32", "out", NULL}, out,
+                   err);
+  r = finish_tool(pid, out, err);
+  expect_status(&r, 0);
+  ASSERT_EQ_U64(r.notices, 1);
+  text = read_whole(err, NULL);
+  if (!strstr(text, "; not cached: CLSORT_CACHE=0\n"))
+    ck_abort_msg("%s: the notice does not say the cache is off: \"%s\"", t_where(), text);
+}
+
+/* clsort prepare fills the cache for what it is told, after which a new
+ * process sorts without compiling. */
+T_TEST(prepare_fills_the_cache_for_later_processes) {
+  fresh_caches("prepare");
+  run_result r = RUN("prepare", "--types", "u32", "--algorithms", "radix", "--data", "keys",
+                     "--primitives", "none");
+  expect_status(&r, 0);
+  if (!strstr(r.err, "[1] sort u32 keys, radix ... "))
+    ck_abort_msg("%s: no progress line for the item: \"%s\"", t_where(), r.err);
+  if (!strstr(r.out, "clsort prepare: 1 item in ") || !strstr(r.out, "1 prepared, 0 skipped, 0 failed") ||
+      !strstr(r.out, "prepare-clsort"))
+    ck_abort_msg("%s: no summary naming the items and the cache: \"%s\"", t_where(), r.out);
+  r = RUN("sort", "--type", "u32", "--algorithm", "radix", "in.u32", "out");
+  expect_quiet_success(&r);
+  ASSERT_EQ_U64(r.notices, 0);
+  check_sorted_keys(CLSORT_U32, u32_keys(N_KEYS, "tool keys"),
+                    read_whole(path_in(work_, "out"), NULL), N_KEYS, false);
+  /* An unknown device: status 1, a reason, nothing on stdout. */
+  r = RUN("prepare", "--device", "no-such-device-xyz", "--primitives", "none");
+  expect_error(&r, 1, "cannot open device 'no-such-device-xyz'");
+}
+
+/* --verbose reports the build and the sort apart: the sort's rate leaves
+ * the build out. */
+T_TEST(verbose_names_build_and_sort_times_apart) {
+  run_result r = RUN("sort", "--type", "u32", "--verbose", "in.u32", "out");
+  expect_status(&r, 0);
+  if (!strstr(r.err, "clsort sort: build: ") || !strstr(r.err, "clsort sort: sort: ") ||
+      !strstr(r.err, "build excluded") || !strstr(r.err, "clsort sort: device: "))
+    ck_abort_msg("%s: --verbose does not give both times: \"%s\"", t_where(), r.err);
+  ASSERT_STR_EMPTY(r.out);
+}
+
 static void add(Suite *s, unsigned tiers) {
   if (!(tiers & T_QUICK)) return;
   TCase *tc = tcase_create("tool");
@@ -1241,6 +1738,18 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, sorts_f64_descending_with_values);
   tcase_add_test(tc, replaces_an_existing_output_and_sorts_empty_input);
   tcase_add_test(tc, every_algorithm_sorts_or_refuses_cleanly);
+  tcase_add_test(tc, dash_means_standard_input_and_output);
+  tcase_add_test(tc, binary_output_to_a_terminal_is_refused);
+  tcase_add_test(tc, in_place_sorts_back_and_keeps_the_input_on_failure);
+  tcase_add_test(tc, argsort_writes_the_permutation);
+  tcase_add_test(tc, bits_compare_only_a_range);
+  tcase_add_test(tc, value_size_is_inferred_from_the_file_sizes);
+  tcase_add_test(tc, text_round_trips_every_type);
+  tcase_add_test(tc, text_errors_name_the_line);
+  tcase_add_test(tc, progress_only_on_a_terminal);
+  tcase_add_test(tc, build_notice_once_then_never_with_a_warm_cache);
+  tcase_add_test(tc, prepare_fills_the_cache_for_later_processes);
+  tcase_add_test(tc, verbose_names_build_and_sort_times_apart);
 }
 
 int main(int argc, char **argv) { return t_main(argc, argv, "tool", add); }
