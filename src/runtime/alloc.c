@@ -23,13 +23,7 @@ void *clsort__malloc(clsort_context *ctx, size_t bytes) {
   return malloc(bytes ? bytes : 1);
 }
 
-clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
-                                    cl_mem *out) {
-  *out = NULL;
-  if (bytes == 0) bytes = 16;
-  RETURN_IF(bytes > ctx->max_alloc, CLSORT_ERROR_TOO_LARGE,
-            "a buffer of %zu bytes exceeds the device allocation limit (%llu bytes)", bytes,
-            (unsigned long long)ctx->max_alloc);
+static clsort_status create(clsort_context *ctx, cl_mem_flags flags, size_t bytes, cl_mem *out) {
   if (injected_failure(ctx))
     return clsort__fail(CLSORT_ERROR_OUT_OF_MEMORY, CL_MEM_OBJECT_ALLOCATION_FAILURE, __FILE__,
                         __LINE__, "injected allocation failure (CLSORT_FAIL_ALLOC_AFTER)");
@@ -44,20 +38,63 @@ clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, siz
   return CLSORT_SUCCESS;
 }
 
+/* Every device buffer of the library: the allocation limit of the device,
+ * then the context's memory limit (budget.c), which counts every live
+ * buffer made here. */
+clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
+                                    cl_mem *out) {
+  *out = NULL;
+  if (bytes == 0) bytes = 16;
+  RETURN_IF(bytes > ctx->max_alloc, CLSORT_ERROR_TOO_LARGE,
+            "a buffer of %zu bytes exceeds the device allocation limit (%llu bytes)", bytes,
+            (unsigned long long)ctx->max_alloc);
+  RETURN_IF(!clsort__budget_make_room(ctx, bytes), CLSORT_ERROR_MEMORY_LIMIT,
+            "a device buffer of %zu bytes does not fit the context's memory limit of %zu bytes "
+            "(%zu in use; CLSORT_DEVICE_MEMORY_LIMIT or clsort_context_set_memory_limit)",
+            bytes, ctx->memory_limit, ctx->device_bytes);
+  FORWARD_IF_ERROR(create(ctx, flags, bytes, out));
+  ctx->device_bytes += bytes;
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__create_host_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
+                                         cl_mem *out) {
+  *out = NULL;
+  return create(ctx, flags, bytes ? bytes : 16, out);
+}
+
+void clsort__release_buffer(clsort_context *ctx, cl_mem buf) {
+  if (!buf) return;
+  size_t bytes = 0;
+  if (clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) == CL_SUCCESS)
+    ctx->device_bytes -= clsort__min(bytes, ctx->device_bytes);
+  clReleaseMemObject(buf);
+}
+
+static void release_slot(clsort_context *ctx, int slot) {
+  if (ctx->scratch[slot]) clReleaseMemObject(ctx->scratch[slot]);
+  ctx->device_bytes -= clsort__min(ctx->scratch_size[slot], ctx->device_bytes);
+  ctx->scratch[slot] = NULL;
+  ctx->scratch_size[slot] = 0;
+}
+
 clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out) {
+  ctx->scratch_epoch[slot] = ctx->epoch;
   if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {
     *out = ctx->scratch[slot];
     return CLSORT_SUCCESS;
   }
+  /* Commands already enqueued keep the old buffer alive until they finish:
+   * OpenCL defers the release. Released first, so that the old and the
+   * new one never count against the memory limit together. */
+  release_slot(ctx, slot);
   /* Round up so that slightly larger calls later reuse the buffer, but never
-   * past the allocation limit. */
+   * past the allocation limit or the memory limit. */
   size_t want = bytes + bytes / 8 + 4096;
   if (want > ctx->max_alloc) want = bytes;
+  if (ctx->memory_limit && want > bytes && !clsort__budget_make_room(ctx, want)) want = bytes;
   cl_mem grown;
   FORWARD_IF_ERROR(clsort__create_buffer(ctx, CL_MEM_READ_WRITE, want, &grown));
-  /* Commands already enqueued keep the old buffer alive until they finish:
-   * OpenCL defers the release. */
-  if (ctx->scratch[slot]) clReleaseMemObject(ctx->scratch[slot]);
   ctx->scratch[slot] = grown;
   ctx->scratch_size[slot] = want;
   *out = grown;
@@ -65,11 +102,33 @@ clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t byt
 }
 
 void clsort__scratch_release_all(clsort_context *ctx) {
-  for (int i = 0; i < SLOT_COUNT_; i++) {
-    if (ctx->scratch[i]) clReleaseMemObject(ctx->scratch[i]);
-    ctx->scratch[i] = NULL;
-    ctx->scratch_size[i] = 0;
+  for (int i = 0; i < SLOT_COUNT_; i++) release_slot(ctx, i);
+}
+
+void clsort__scratch_release_idle(clsort_context *ctx) {
+  for (int i = 0; i < SLOT_COUNT_; i++)
+    if (ctx->scratch_epoch[i] != ctx->epoch) release_slot(ctx, i);
+}
+
+/* The idle slot holding the most memory, or -1. */
+static int largest_idle_slot(const clsort_context *ctx) {
+  int best = -1;
+  for (int i = 0; i < SLOT_COUNT_; i++)
+    if (ctx->scratch[i] && ctx->scratch_epoch[i] != ctx->epoch &&
+        (best < 0 || ctx->scratch_size[i] > ctx->scratch_size[best]))
+      best = i;
+  return best;
+}
+
+bool clsort__budget_make_room(clsort_context *ctx, size_t bytes) {
+  if (!ctx->memory_limit) return true;
+  if (bytes > ctx->memory_limit) return false;
+  while (ctx->device_bytes > ctx->memory_limit - bytes) {
+    int slot = largest_idle_slot(ctx);
+    if (slot < 0) return false;
+    release_slot(ctx, slot);
   }
+  return true;
 }
 
 size_t clsort__scratch_bytes(const clsort_context *ctx) {
