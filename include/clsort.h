@@ -60,7 +60,8 @@ CLSORT_API const char *clsort_version_string(void);
   X(CLSORT_ERROR_OUT_OF_MEMORY, -4, "out of memory (host or device)")                     \
   X(CLSORT_ERROR_BUILD_FAILED, -5, "OpenCL kernel build failed")                          \
   X(CLSORT_ERROR_OPENCL, -6, "OpenCL call failed")                                        \
-  X(CLSORT_ERROR_TOO_LARGE, -7, "input too large for the device or the chosen format")
+  X(CLSORT_ERROR_TOO_LARGE, -7, "input too large for the device or the chosen format")     \
+  X(CLSORT_ERROR_MEMORY_LIMIT, -8, "the context's device memory limit is too small for the call")
 
 typedef enum clsort_status {
 #define CLSORT_STATUS_ENUM_(name, value, message) name = value,
@@ -244,6 +245,61 @@ CLSORT_API const char *clsort_context_cache_dir(const clsort_context *ctx);
 typedef void (*clsort_build_callback)(const char *device_name, const char *cache_dir, void *user);
 CLSORT_API void clsort_context_set_build_callback(clsort_context *ctx,
                                                   clsort_build_callback callback, void *user);
+
+/* ------------------------------------------------------ device memory */
+/* Caps the device memory that the library allocates for this context's
+ * calls at `bytes`: scratch buffers, the device copies of host arrays, and
+ * the runs and buckets of out-of-core sorts. The caller's own buffers
+ * (clsort_sort_buffer's, ...) are not counted. 0 removes the cap. The
+ * environment variable CLSORT_DEVICE_MEMORY_LIMIT (bytes, or a number with
+ * a K, M, G or T suffix, powers of 1024: "512M", "1.5G") sets it when the
+ * context is created.
+ *
+ * Scratch that earlier calls left in the context is released as the cap
+ * requires (now, when it is lowered below what the context holds). A call
+ * that needs a buffer the cap cannot hold returns
+ * CLSORT_ERROR_MEMORY_LIMIT, with the sizes in clsort_last_error_message(),
+ * and modifies nothing. Sorts of host arrays never need more than the cap:
+ * when the data and its scratch do not fit, they sort out of core (see
+ * clsort_sort), and fail only when the cap is too small to sort one chunk.
+ * Returns CLSORT_SUCCESS or CLSORT_ERROR_INVALID_ARGUMENT (ctx NULL).
+ * Since 0.2. */
+CLSORT_API clsort_status clsort_context_set_memory_limit(clsort_context *ctx, size_t bytes);
+/* The cap in force (0: none), or 0 for a NULL ctx. Since 0.2. */
+CLSORT_API size_t clsort_context_memory_limit(const clsort_context *ctx);
+/* Bytes of device memory the library holds for this context now (its
+ * scratch, kept between calls for reuse). 0 for a NULL ctx. Since 0.2. */
+CLSORT_API size_t clsort_context_memory_used(const clsort_context *ctx);
+
+/* Called on the calling thread while a long host-array sort runs (an
+ * out-of-core sort, after each chunk it moves), with the bytes of the
+ * caller's arrays that the sort has passed through so far and the total it
+ * will (each byte counts once on its way to the device and once on its
+ * way back). `done` grows to `total` by the end of a successful call. NULL
+ * removes the callback. The callback must not call this context. Since
+ * 0.2. */
+typedef void (*clsort_progress_callback)(uint64_t done, uint64_t total, void *user);
+CLSORT_API void clsort_context_set_progress_callback(clsort_context *ctx,
+                                                     clsort_progress_callback callback,
+                                                     void *user);
+
+/* ---------------------------------------------------------- host memory */
+/* Allocates `bytes` of page-locked (pinned) host memory through the
+ * context's OpenCL context (a CL_MEM_ALLOC_HOST_PTR buffer, mapped), and
+ * stores its address in *ptr. Host-array calls on this context recognise
+ * arrays that lie in such memory and transfer them straight from and to
+ * it, at the link's full speed, without staging; other arrays are staged
+ * through pinned buffers the context owns. On CPU devices it is ordinary
+ * memory. The memory stays valid until clsort_host_free or the release of
+ * the context. Returns CLSORT_SUCCESS, CLSORT_ERROR_INVALID_ARGUMENT (ctx
+ * or ptr NULL; bytes 0), CLSORT_ERROR_OUT_OF_MEMORY or CLSORT_ERROR_OPENCL;
+ * on failure *ptr is NULL. Since 0.2. */
+CLSORT_API clsort_status clsort_host_alloc(clsort_context *ctx, size_t bytes, void **ptr);
+/* Frees memory from clsort_host_alloc on the same context. NULL ptr is a
+ * no-op. Returns CLSORT_SUCCESS, or CLSORT_ERROR_INVALID_ARGUMENT when ctx
+ * is NULL or ptr is not the start of one of its allocations (nothing is
+ * freed). Since 0.2. */
+CLSORT_API clsort_status clsort_host_free(clsort_context *ctx, void *ptr);
 
 /* Applies the default-device rule of clsort_context_create(NULL) without
  * creating anything. *platform and *device receive the chosen indices and

@@ -23,6 +23,38 @@ typedef enum clsort__access {
 clsort_status clsort__check_buffer(const clsort_context *ctx, cl_mem buf, const char *what,
                                    size_t elements, size_t element_size, clsort__access access);
 clsort_status clsort__check_size(const clsort_context *ctx, size_t n, size_t element_size);
+/* Host arrays of n elements of element_size bytes (keys plus values or
+ * indices): CLSORT_ERROR_TOO_LARGE when their bytes overflow or exceed the
+ * host's physical memory, which no real array can (the host-array sorts
+ * take any n that exists: they sort out of core). */
+clsort_status clsort__check_host_size(size_t n, size_t element_size);
+
+/* sort.c: runs a sort job on device buffers with the algorithm the
+ * options name (CLSORT_AUTO: the bitonic or the radix sort). */
+clsort_status clsort__dispatch_sort(clsort_context *ctx, const clsort_options *o,
+                                    const clsort__sort_job *job);
+
+/* The in-core sort of host arrays: keys_const (n keys) is read; the sorted
+ * keys go to `keys` (NULL: argsort); `values` travel (pairs) or receive
+ * the indices (job.make_index). Arrays change only on success. */
+typedef clsort_status (*clsort__in_core_fn)(clsort_context *ctx, const clsort_options *o,
+                                            clsort__sort_job job, void *keys,
+                                            const void *keys_const, void *values, size_t n);
+
+/* staging.c: the in-core sort of host arrays through transfer.c's copies
+ * (pinned staging on GPUs); the in-core sort uses it whenever
+ * clsort__staging_on(ctx). */
+clsort_status clsort__sort_staged(clsort_context *ctx, const clsort_options *o,
+                                  clsort__sort_job job, void *keys, const void *keys_const,
+                                  void *values);
+
+/* out_of_core.c: every sort of host arrays comes here. In core (through
+ * `in_core`) when the arrays and the sort's scratch fit the device, or the
+ * context's memory limit; out of core otherwise, or when the in-core sort
+ * meets the limit after all. */
+clsort_status clsort__sort_host_arrays(clsort_context *ctx, const clsort_options *o,
+                                       clsort__sort_job job, void *keys, const void *keys_const,
+                                       void *values, clsort__in_core_fn in_core);
 
 /* buffers.c: the checks that the host and buffer forms of a primitive
  * share, each starting with the context: the type and the scan kind or

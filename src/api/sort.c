@@ -42,8 +42,8 @@ static bool auto_picks_bitonic(const clsort_context *ctx, const clsort_options *
 }
 
 /* Runs the job with the algorithm the options name. */
-static clsort_status dispatch(clsort_context *ctx, const clsort_options *o,
-                              const clsort__sort_job *job) {
+clsort_status clsort__dispatch_sort(clsort_context *ctx, const clsort_options *o,
+                                    const clsort__sort_job *job) {
   switch (o->algorithm) {
     case CLSORT_AUTO:
       if (auto_picks_bitonic(ctx, o, job)) return clsort__bitonic_sort(ctx, job);
@@ -92,13 +92,16 @@ static clsort_status check_available(clsort_type type, const clsort_options *o) 
   return CLSORT_SUCCESS;
 }
 
-/* The host forms: the caller's keys (and values) as device buffers, in
- * place on a CPU device when they are aligned as it wants, else staged in
- * the context's buffers and copied back; sort there. Every algorithm
- * acquires what it needs before its first write, so a failure leaves the
- * host memory as it was. */
-static clsort_status sort_host(clsort_context *ctx, const clsort_options *o, clsort__sort_job job,
-                               void *keys, const void *keys_const, void *values, size_t n) {
+/* The host forms in core: the caller's keys (and values) as device
+ * buffers, through pinned staging on GPUs (staging.c), in place on a CPU
+ * device when they are aligned as it wants, else staged in the context's
+ * buffers and copied back; sort there. Every algorithm acquires what it
+ * needs before its first write, so a failure leaves the host memory as it
+ * was. */
+static clsort_status sort_in_core(clsort_context *ctx, const clsort_options *o,
+                                  clsort__sort_job job, void *keys, const void *keys_const,
+                                  void *values, size_t n) {
+  if (clsort__staging_on(ctx)) return clsort__sort_staged(ctx, o, job, keys, keys_const, values);
   size_t key_bytes = n * clsort_type_size(job.type), value_bytes = n * job.value_size;
   bool wrap = clsort__can_wrap(ctx, keys_const) && (!job.value_size || clsort__can_wrap(ctx, values));
   clsort__host_array k, v = {NULL, false};
@@ -111,7 +114,7 @@ static clsort_status sort_host(clsort_context *ctx, const clsort_options *o, cls
   job.keys_out = job.make_index ? NULL : k.mem;
   job.vals_in = job.make_index ? NULL : v.mem;
   job.vals_out = v.mem;
-  if (st == CLSORT_SUCCESS) st = dispatch(ctx, o, &job);
+  if (st == CLSORT_SUCCESS) st = clsort__dispatch_sort(ctx, o, &job);
   if (st == CLSORT_SUCCESS && job.value_size)
     st = clsort__host_array_put(ctx, &v, values, value_bytes);
   if (st == CLSORT_SUCCESS && keys) st = clsort__host_array_put(ctx, &k, keys, key_bytes);
@@ -121,15 +124,22 @@ static clsort_status sort_host(clsort_context *ctx, const clsort_options *o, cls
   return st;
 }
 
+/* In core when the data and its scratch fit, else out of core
+ * (out_of_core.c). */
+static clsort_status sort_host(clsort_context *ctx, const clsort_options *o, clsort__sort_job job,
+                               void *keys, const void *keys_const, void *values) {
+  return clsort__sort_host_arrays(ctx, o, job, keys, keys_const, values, sort_in_core);
+}
+
 static clsort_status sort_keys(clsort_context *ctx, clsort_type type, void *keys, size_t n,
                                const clsort_options *options) {
   const clsort_options *o = options ? options : &default_options;
   FORWARD_IF_ERROR(check_options(ctx, type, o));
   RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
-  FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
+  FORWARD_IF_ERROR(clsort__check_host_size(n, clsort_type_size(type)));
   FORWARD_IF_ERROR(check_available(type, o));
   if (n == 0) return CLSORT_SUCCESS;
-  return sort_host(ctx, o, make_job(type, n, o), keys, keys, NULL, n);
+  return sort_host(ctx, o, make_job(type, n, o), keys, keys, NULL);
 }
 
 clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, size_t n,
@@ -145,13 +155,12 @@ static clsort_status sort_pairs(clsort_context *ctx, clsort_type type, void *key
             "value_size %zu is not 4 or 8", value_size);
   RETURN_IF(n > 0 && (!keys || !values), CLSORT_ERROR_INVALID_ARGUMENT,
             "keys and values must not be NULL");
-  FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
-  FORWARD_IF_ERROR(clsort__check_size(ctx, n, value_size));
+  FORWARD_IF_ERROR(clsort__check_host_size(n, clsort_type_size(type) + value_size));
   FORWARD_IF_ERROR(check_available(type, o));
   if (n == 0) return CLSORT_SUCCESS;
   clsort__sort_job job = make_job(type, n, o);
   job.value_size = value_size;
-  return sort_host(ctx, o, job, keys, keys, values, n);
+  return sort_host(ctx, o, job, keys, keys, values);
 }
 
 clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *keys, void *values,
@@ -169,13 +178,13 @@ static clsort_status argsort(clsort_context *ctx, clsort_type type, const void *
             "n (%zu) does not fit 4-byte indices", n);
   RETURN_IF(n > 0 && (!keys || !indices), CLSORT_ERROR_INVALID_ARGUMENT,
             "keys and indices must not be NULL");
-  FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
+  FORWARD_IF_ERROR(clsort__check_host_size(n, clsort_type_size(type) + index_size));
   FORWARD_IF_ERROR(check_available(type, o));
   if (n == 0) return CLSORT_SUCCESS;
   clsort__sort_job job = make_job(type, n, o);
   job.value_size = index_size;
   job.make_index = true;
-  return sort_host(ctx, o, job, NULL, keys, indices, n);
+  return sort_host(ctx, o, job, NULL, keys, indices);
 }
 
 clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *keys,
@@ -210,7 +219,7 @@ static clsort_status sort_buffer(clsort_context *ctx, clsort_type type, cl_mem k
   job.keys_in = job.keys_out = keys;
   job.vals_in = job.vals_out = values;
   job.value_size = values ? value_size : 0;
-  FORWARD_IF_ERROR(dispatch(ctx, o, &job));
+  FORWARD_IF_ERROR(clsort__dispatch_sort(ctx, o, &job));
   return clsort__marker(ctx, event);
 }
 

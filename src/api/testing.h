@@ -6,6 +6,8 @@
 
 #include "runtime/testing.h"
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,6 +33,14 @@ clsort_status clsort__test_sort_segments(clsort_context *ctx, clsort_type type, 
                                          void *values, size_t value_size, size_t n,
                                          const size_t *begins, const size_t *ends,
                                          size_t num_segments, unsigned flags);
+
+/* The out-of-core sort's plan for a host-array sort of n keys of `type`
+ * with value_size-byte values (or indices, argsort) on this context as it
+ * is now: out[0] elements per run, out[1] runs, out[2] of them kept on the
+ * device, out[3] buckets. False when the sort runs in core, or the memory
+ * limit is too small for any plan. */
+bool clsort__test_out_of_core_plan(clsort_context *ctx, clsort_type type, size_t value_size,
+                                   bool argsort, size_t n, size_t out[4]);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
  * appears. */
 #include "api/api.h"
 
+#include <unistd.h>
+
 clsort_status clsort__check_context(const clsort_context *ctx) {
   RETURN_IF(!ctx, CLSORT_ERROR_INVALID_ARGUMENT, "the context is NULL");
   return CLSORT_SUCCESS;
@@ -59,5 +61,19 @@ clsort_status clsort__check_size(const clsort_context *ctx, size_t n, size_t ele
   RETURN_IF(element_size && n > ctx->max_alloc / element_size, CLSORT_ERROR_TOO_LARGE,
             "n (%zu) elements of %zu bytes exceed the device allocation limit (%llu bytes)", n,
             element_size, (unsigned long long)ctx->max_alloc);
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__check_host_size(size_t n, size_t element_size) {
+  RETURN_IF(element_size && n > SIZE_MAX / element_size, CLSORT_ERROR_TOO_LARGE,
+            "n (%zu) elements of %zu bytes overflow the address space", n, element_size);
+  double bytes = (double)n * (double)element_size, host = 0;
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) host = (double)pages * (double)page;
+#endif
+  RETURN_IF(host > 0 && bytes > host, CLSORT_ERROR_TOO_LARGE,
+            "n (%zu) elements of %zu bytes exceed the host's memory (%.0f bytes)", n,
+            element_size, host);
   return CLSORT_SUCCESS;
 }

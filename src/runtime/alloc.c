@@ -46,11 +46,6 @@ static clsort_status create(clsort_context *ctx, cl_mem_flags flags, size_t byte
   return CLSORT_SUCCESS;
 }
 
-clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
-                                    cl_mem *out) {
-  return create(ctx, flags, bytes, NULL, out);
-}
-
 bool clsort__can_wrap(const clsort_context *ctx, const void *p) {
   cl_uint bits = 0;
   if (!ctx->tuning.cpu_shape || !p ||
@@ -65,20 +60,62 @@ clsort_status clsort__wrap_host(clsort_context *ctx, void *p, size_t bytes, cl_m
   return create(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, p, out);
 }
 
+/* Every device buffer of the library: the allocation limit of the device,
+ * then the context's memory limit (budget.c), which counts every live
+ * buffer made here. */
+clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
+                                    cl_mem *out) {
+  *out = NULL;
+  if (bytes == 0) bytes = 16;
+  RETURN_IF(!clsort__budget_make_room(ctx, bytes), CLSORT_ERROR_MEMORY_LIMIT,
+            "a device buffer of %zu bytes does not fit the context's memory limit of %zu bytes "
+            "(%zu in use; CLSORT_DEVICE_MEMORY_LIMIT or clsort_context_set_memory_limit)",
+            bytes, ctx->memory_limit, ctx->device_bytes);
+  FORWARD_IF_ERROR(create(ctx, flags, bytes, NULL, out));
+  ctx->device_bytes += bytes;
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__create_host_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
+                                         cl_mem *out) {
+  *out = NULL;
+  return create(ctx, flags, bytes, NULL, out);
+}
+
+void clsort__release_buffer(clsort_context *ctx, cl_mem buf) {
+  if (!buf) return;
+  size_t bytes = 0;
+  if (clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) == CL_SUCCESS)
+    ctx->device_bytes -= clsort__min(bytes, ctx->device_bytes);
+  clReleaseMemObject(buf);
+}
+
+static void release_slot(clsort_context *ctx, int slot) {
+  /* A later buffer may get the same handle: it is not known clean. */
+  if (ctx->radix_nv_clean == ctx->scratch[slot]) ctx->radix_nv_clean = NULL;
+  if (ctx->scratch[slot]) clReleaseMemObject(ctx->scratch[slot]);
+  ctx->device_bytes -= clsort__min(ctx->scratch_size[slot], ctx->device_bytes);
+  ctx->scratch[slot] = NULL;
+  ctx->scratch_size[slot] = 0;
+}
+
 clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out) {
+  ctx->scratch_epoch[slot] = ctx->epoch;
   if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {
     *out = ctx->scratch[slot];
     return CLSORT_SUCCESS;
   }
+  /* Commands already enqueued keep the old buffer alive until they finish:
+   * OpenCL defers the release. Released first, so that the old and the
+   * new one never count against the memory limit together. */
+  release_slot(ctx, slot);
   /* Round up so that slightly larger calls later reuse the buffer, but never
-   * past the allocation limit. */
+   * past the allocation limit or the memory limit. */
   size_t want = bytes + bytes / 8 + 4096;
   if (want > ctx->max_alloc) want = bytes;
+  if (ctx->memory_limit && want > bytes && !clsort__budget_make_room(ctx, want)) want = bytes;
   cl_mem grown;
   FORWARD_IF_ERROR(clsort__create_buffer(ctx, CL_MEM_READ_WRITE, want, &grown));
-  /* Commands already enqueued keep the old buffer alive until they finish:
-   * OpenCL defers the release. */
-  if (ctx->scratch[slot]) clReleaseMemObject(ctx->scratch[slot]);
   ctx->scratch[slot] = grown;
   ctx->scratch_size[slot] = want;
   *out = grown;
@@ -87,11 +124,33 @@ clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t byt
 
 void clsort__scratch_release_all(clsort_context *ctx) {
   ctx->radix_nv_clean = NULL;
-  for (int i = 0; i < SLOT_COUNT_; i++) {
-    if (ctx->scratch[i]) clReleaseMemObject(ctx->scratch[i]);
-    ctx->scratch[i] = NULL;
-    ctx->scratch_size[i] = 0;
+  for (int i = 0; i < SLOT_COUNT_; i++) release_slot(ctx, i);
+}
+
+void clsort__scratch_release_idle(clsort_context *ctx) {
+  for (int i = 0; i < SLOT_COUNT_; i++)
+    if (ctx->scratch_epoch[i] != ctx->epoch) release_slot(ctx, i);
+}
+
+/* The idle slot holding the most memory, or -1. */
+static int largest_idle_slot(const clsort_context *ctx) {
+  int best = -1;
+  for (int i = 0; i < SLOT_COUNT_; i++)
+    if (ctx->scratch[i] && ctx->scratch_epoch[i] != ctx->epoch &&
+        (best < 0 || ctx->scratch_size[i] > ctx->scratch_size[best]))
+      best = i;
+  return best;
+}
+
+bool clsort__budget_make_room(clsort_context *ctx, size_t bytes) {
+  if (!ctx->memory_limit) return true;
+  if (bytes > ctx->memory_limit) return false;
+  while (ctx->device_bytes > ctx->memory_limit - bytes) {
+    int slot = largest_idle_slot(ctx);
+    if (slot < 0) return false;
+    release_slot(ctx, slot);
   }
+  return true;
 }
 
 size_t clsort__scratch_bytes(const clsort_context *ctx) {

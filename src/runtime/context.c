@@ -82,6 +82,8 @@ static clsort_status read_environment(clsort_context *ctx) {
   ctx->fail_build = fail_build && *fail_build && strcmp(fail_build, "0") != 0;
   const char *profile = getenv("CLSORT_PROFILE");
   ctx->profile = profile && *profile && strcmp(profile, "0") != 0;
+  clsort__host_settings_from_env(ctx);
+  FORWARD_IF_ERROR(clsort__memory_limit_from_env(ctx));
   return clsort__cache_dirs_from_env(ctx);
 }
 
@@ -100,6 +102,8 @@ static clsort_status finish_setup(clsort_context *ctx) {
 static void destroy(clsort_context *ctx) {
   if (!ctx) return;
   if (ctx->queue) clFinish(ctx->queue);
+  clsort__transfer_release(ctx);
+  clsort__pool_release(ctx);
   clsort__scratch_release_all(ctx);
   clsort__programs_release(ctx);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);
@@ -186,7 +190,10 @@ void clsort_context_release(clsort_context *ctx) {
 
 void clsort__enter(clsort_context *ctx) {
   clsort__clear_error();
-  if (ctx) pthread_mutex_lock(&ctx->lock);
+  if (!ctx) return;
+  pthread_mutex_lock(&ctx->lock);
+  /* Scratch that earlier calls used is idle for this one (budget.c). */
+  ctx->epoch++;
 }
 
 clsort_status clsort__leave(clsort_context *ctx, clsort_status st) {

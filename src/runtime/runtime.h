@@ -164,6 +164,27 @@ struct clsort_context {
   clsort_build_callback build_callback;
   void *build_callback_user;
 
+  /* The device memory limit (budget.c): the cap (0: none), the bytes the
+   * library holds on the device now, and the call epoch that tells scratch
+   * a call is using from scratch left idle by earlier calls. */
+  size_t memory_limit;
+  size_t device_bytes;
+  unsigned long epoch;
+  unsigned long scratch_epoch[SLOT_COUNT_];
+
+  /* Host threads (pool.c) and transfers (transfer.c), made at first use;
+   * their settings are read from the environment at creation. */
+  struct clsort__pool *pool;
+  unsigned host_threads;
+  struct clsort__staging *staging;
+  struct clsort__pinned *pinned; /* clsort_host_alloc's allocations */
+  size_t staging_slot_bytes;
+  unsigned staging_slots;
+  bool staging_off;   /* CLSORT_STAGING=0 */
+  bool staging_force; /* CLSORT_STAGING=KIB:SLOTS:1: stage on CPU devices too (tests) */
+  clsort_progress_callback progress;
+  void *progress_user;
+
   /* Fault injection: allocations left before the next one fails (-1: off),
    * and whether program builds are forced to fail. */
   long fail_alloc_after;
@@ -229,6 +250,80 @@ clsort_status clsort__wrap_host(clsort_context *ctx, void *p, size_t bytes, cl_m
 /* Returns the slot's buffer, grown to at least `bytes`. */
 clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out);
 void clsort__scratch_release_all(clsort_context *ctx);
+
+/* Allocates a buffer in host memory that the device reaches directly
+ * (flags must include CL_MEM_ALLOC_HOST_PTR): pinned memory on GPUs. Not
+ * counted against the device memory limit; fault injection reaches it. */
+clsort_status clsort__create_host_buffer(clsort_context *ctx, cl_mem_flags flags, size_t bytes,
+                                         cl_mem *out);
+/* Releases a buffer made by clsort__create_buffer and uncounts its bytes.
+ * Accepts NULL. */
+void clsort__release_buffer(clsort_context *ctx, cl_mem buf);
+
+/* budget.c: the device memory limit. */
+/* Reads CLSORT_DEVICE_MEMORY_LIMIT (at context creation); a malformed value
+ * is CLSORT_ERROR_INVALID_ARGUMENT. */
+clsort_status clsort__memory_limit_from_env(clsort_context *ctx);
+/* Parses "4096", "64K", "512M", "1.5G", "2T" (powers of 1024). */
+bool clsort__parse_bytes(const char *text, size_t *out);
+/* Makes room for `bytes` more under the limit, releasing scratch that no
+ * part of the current call has used (largest first); returns whether it
+ * fits. Always true without a limit. */
+bool clsort__budget_make_room(clsort_context *ctx, size_t bytes);
+/* The device memory a call may plan with: the limit, else 15/16 of the
+ * device's global memory. */
+size_t clsort__budget_total(const clsort_context *ctx);
+/* Starts a new epoch: scratch acquired before it counts as idle (the
+ * out-of-core sort calls it between its sorts). */
+void clsort__scratch_new_epoch(clsort_context *ctx);
+/* Releases every scratch slot that the current epoch has not used. */
+void clsort__scratch_release_idle(clsort_context *ctx);
+
+/* pool.c: the context's host threads. fn(arg, i, count) runs once for
+ * every i in [0, count), spread over the threads (the caller is one of
+ * them); returns when all have. Never fails: without threads it runs them
+ * in turn. */
+typedef void (*clsort__task)(void *arg, unsigned index, unsigned count);
+void clsort__parallel(clsort_context *ctx, unsigned count, clsort__task fn, void *arg);
+/* The number of host threads the pool runs (CLSORT_HOST_THREADS, else the
+ * online processors, at most 16). */
+unsigned clsort__host_thread_count(const clsort_context *ctx);
+void clsort__pool_release(clsort_context *ctx);
+/* Settings of pool.c and transfer.c from the environment (at creation). */
+void clsort__host_settings_from_env(clsort_context *ctx);
+
+/* transfer.c: host <-> device copies, staged through pinned memory on
+ * GPUs. One piece is a device range [offset, offset + bytes) of `mem` and
+ * host memory at `host`. */
+typedef struct clsort__piece {
+  cl_mem mem;
+  size_t offset;
+  void *host;
+  size_t bytes;
+} clsort__piece;
+/* Whether host arrays on this context are staged through pinned buffers
+ * (GPUs unless CLSORT_STAGING=0; CPUs only when forced). */
+bool clsort__staging_on(const clsort_context *ctx);
+/* Copies the pieces' host memory to the device after `wait`. Returns once
+ * the host memory may change again (for pinned or unstaged memory: once the
+ * copies are enqueued; the caller keeps it unchanged until *done). *done
+ * (if not NULL) receives an event that completes with the last copy.
+ * Consecutive pieces whose device ranges follow each other share copies. */
+clsort_status clsort__upload(clsort_context *ctx, const clsort__piece *pieces, size_t count,
+                             cl_uint num_wait, const cl_event *wait, cl_event *done);
+/* Copies the pieces' device ranges to host memory after `wait`; blocking:
+ * returns when every piece is in host memory. */
+clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces, size_t count,
+                               cl_uint num_wait, const cl_event *wait);
+/* Waits for every transfer in flight (after a failure, so that nothing
+ * still reads or writes the caller's memory). */
+void clsort__transfer_finish(clsort_context *ctx);
+/* Whether [p, p + bytes) lies in one clsort_host_alloc allocation. */
+bool clsort__is_pinned(const clsort_context *ctx, const void *p, size_t bytes);
+/* Frees the staging buffers, the transfer queue and the pinned allocations. */
+void clsort__transfer_release(clsort_context *ctx);
+/* Calls the progress callback, if any. */
+void clsort__progress(clsort_context *ctx, uint64_t done, uint64_t total);
 
 /* hash.c: a 128-bit non-cryptographic hash (two independent 64-bit lanes). */
 typedef struct clsort__hash {

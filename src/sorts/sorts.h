@@ -82,4 +82,17 @@ static inline int clsort__key_kind(clsort_type type) {
 clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job *job,
                                     cl_mem segments, size_t count);
 
+/* runs.c: the out-of-core sort's device steps (api/out_of_core.c). For
+ * one sorted run keys[0, n) (sorted as `job` says: type, direction, bit
+ * range), writes at cuts[at + j] (cl_ulong) the number of its keys at or
+ * below splitter j of the `count` pairs (order key, run) in `splitters`:
+ * a key equal to a splitter's counts when `run` is at most the splitter's
+ * run. */
+clsort_status clsort__run_cuts(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                               size_t n, cl_mem splitters, size_t count, size_t run, cl_mem cuts,
+                               size_t at);
+/* out[i] = first + i for i < n, as indices of job->value_size bytes. */
+clsort_status clsort__run_iota(clsort_context *ctx, const clsort__sort_job *job, cl_mem out,
+                               size_t n, size_t first);
+
 #endif
