@@ -29,8 +29,9 @@ clsort_status clsort__check_size(const clsort_context *ctx, size_t n, size_t ele
  * take any n that exists: they sort out of core). */
 clsort_status clsort__check_host_size(size_t n, size_t element_size);
 
-/* sort.c: runs a sort job on device buffers with the algorithm the
+/* dispatch.c: runs a sort job on device buffers with the algorithm the
  * options name (CLSORT_AUTO: the bitonic or the radix sort). */
+const char *clsort__algorithm_name(clsort_algorithm a);
 clsort_status clsort__dispatch_sort(clsort_context *ctx, const clsort_options *o,
                                     const clsort__sort_job *job);
 

@@ -56,17 +56,13 @@ size_t clsort__budget_total(const clsort_context *ctx) {
 
 void clsort__scratch_new_epoch(clsort_context *ctx) { ctx->epoch++; }
 
-static clsort_status set_limit(clsort_context *ctx, size_t bytes) {
+clsort_status clsort__set_memory_limit(clsort_context *ctx, size_t bytes) {
   RETURN_IF(!ctx, CLSORT_ERROR_INVALID_ARGUMENT, "the context is NULL");
   ctx->memory_limit = bytes;
   /* Under the lock no call is running: all scratch is idle. */
   clsort__scratch_new_epoch(ctx);
   if (bytes && ctx->device_bytes > bytes) clsort__budget_make_room(ctx, 0);
   return CLSORT_SUCCESS;
-}
-
-clsort_status clsort_context_set_memory_limit(clsort_context *ctx, size_t bytes) {
-  return LOCKED(ctx, set_limit(ctx, bytes));
 }
 
 size_t clsort_context_memory_limit(const clsort_context *ctx) {

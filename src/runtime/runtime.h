@@ -204,6 +204,13 @@ struct clsort_context {
  * The mutex is recursive, so a public call may make others
  * (clsort_prepare does). */
 #define LOCKED(ctx, call) (clsort__enter(ctx), clsort__leave((ctx), (call)))
+
+/* The bodies of the public memory calls (src/api/memory.c locks around
+ * them): the device memory limit (budget.c), pinned host memory
+ * (transfer.c). */
+clsort_status clsort__set_memory_limit(clsort_context *ctx, size_t bytes);
+clsort_status clsort__host_alloc(clsort_context *ctx, size_t bytes, void **ptr);
+clsort_status clsort__host_free(clsort_context *ctx, void *ptr);
 void clsort__enter(clsort_context *ctx);
 clsort_status clsort__leave(clsort_context *ctx, clsort_status st);
 

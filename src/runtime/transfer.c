@@ -352,7 +352,7 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
 }
 
 /* ------------------------------------------------------------ host alloc */
-static clsort_status host_alloc(clsort_context *ctx, size_t bytes, void **ptr) {
+clsort_status clsort__host_alloc(clsort_context *ctx, size_t bytes, void **ptr) {
   RETURN_IF(!ctx, CLSORT_ERROR_INVALID_ARGUMENT, "the context is NULL");
   RETURN_IF(!ptr, CLSORT_ERROR_INVALID_ARGUMENT, "ptr is NULL");
   *ptr = NULL;
@@ -382,11 +382,7 @@ static clsort_status host_alloc(clsort_context *ctx, size_t bytes, void **ptr) {
   return CLSORT_SUCCESS;
 }
 
-clsort_status clsort_host_alloc(clsort_context *ctx, size_t bytes, void **ptr) {
-  return LOCKED(ctx, host_alloc(ctx, bytes, ptr));
-}
-
-static clsort_status host_free(clsort_context *ctx, void *ptr) {
+clsort_status clsort__host_free(clsort_context *ctx, void *ptr) {
   RETURN_IF(!ctx, CLSORT_ERROR_INVALID_ARGUMENT, "the context is NULL");
   if (!ptr) return CLSORT_SUCCESS;
   for (clsort__pinned **link = &ctx->pinned; *link; link = &(*link)->next) {
@@ -406,10 +402,6 @@ static clsort_status host_free(clsort_context *ctx, void *ptr) {
   }
   return FAIL(CLSORT_ERROR_INVALID_ARGUMENT,
               "%p is not the start of a clsort_host_alloc allocation of this context", ptr);
-}
-
-clsort_status clsort_host_free(clsort_context *ctx, void *ptr) {
-  return LOCKED(ctx, host_free(ctx, ptr));
 }
 
 void clsort_context_set_progress_callback(clsort_context *ctx, clsort_progress_callback callback,

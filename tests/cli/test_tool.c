@@ -1474,8 +1474,8 @@ T_TEST(text_round_trips_every_type) {
       "-nan\nnan\nINF\n-inf\n-0\n0\n1e-45\n-3.4028235e38\n0x1p-149\n1.17549435e-38\n",
       "18446744073709551615\n0\n",
       "-9223372036854775808\n9223372036854775807\n",
-      "-nan\nnan\ninfinity\n-inf\n-0.0\n4.9406564584124654e-324\n-1.7976931348623157e308\n"
-      "2.2250738585072014e-308\n0.1\n",
+      /* one literal: clang warns of adjacent ones in an array */
+      "-nan\nnan\ninfinity\n-inf\n-0.0\n4.9406564584124654e-324\n-1.7976931348623157e308\n2.2250738585072014e-308\n0.1\n",
   };
   enum { N = 300 };
   for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
