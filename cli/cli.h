@@ -32,11 +32,14 @@ int cli_is_help(const char *arg);
 /* Parses "auto", "radix", ...; returns 1 on success. */
 int cli_parse_algorithm(const char *name, clsort_algorithm *out);
 
-/* Says on stderr, once per process, when a kernel build from source
- * starts on ctx ("clsort: compiling kernels for DEVICE, once; cached in
- * DIR"), through the library's build callback: the first call on a device
- * takes seconds, and a user should know why. */
+/* Says on stderr, once per process, when a kernel build on ctx is taking
+ * long ("clsort: compiling kernels for DEVICE, once; cached in DIR"),
+ * through the library's build callback: the first call on a device takes
+ * seconds, and a user should know why. A build still running half a
+ * second after it started gets the line; cli_builds_done(), called when
+ * the builds a command needs are over, keeps a quick one quiet. */
 void cli_watch_builds(clsort_context *ctx);
+void cli_builds_done(void);
 
 /* Subcommands. */
 int cmd_devices(int argc, char **argv);

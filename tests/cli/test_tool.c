@@ -1638,6 +1638,18 @@ static void fresh_caches(const char *tag) {
   t_setenv("POCL_CACHE_DIR", t_temp_dir(name));
 }
 
+/* Whether the tool's device is a CPU (PoCL): there a build from empty
+ * caches takes seconds, long enough for the notice on any machine; a GPU
+ * driver may build in less than the notice's half second. */
+static bool tool_device_is_cpu(void) {
+  clsort_context *c = NULL;
+  ASSERT_OK(t_context_create(&c));
+  cl_device_type type = 0;
+  ASSERT_CL(clGetDeviceInfo(clsort_context_device(c), CL_DEVICE_TYPE, sizeof type, &type, NULL));
+  clsort_context_release(c);
+  return (type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
 /* With empty caches the first sort says once that it compiles, and where
  * the kernels go; the next process finds them and says nothing. */
 T_TEST(build_notice_once_then_never_with_a_warm_cache) {
@@ -1651,24 +1663,31 @@ T_TEST(build_notice_once_then_never_with_a_warm_cache) {
       err);
   r = finish_tool(pid, out, err);
   expect_status(&r, 0);
-  ASSERT_EQ_U64(r.notices, 1);
+  bool cpu = tool_device_is_cpu();
+  ASSERT_TRUE(r.notices <= 1);
+  if (cpu) ASSERT_EQ_U64(r.notices, 1);
   ASSERT_STR_EMPTY(r.err);
-  /* It names the device and the cache folder. */
+  /* It names the device and the cache folder: the library's, or on PoCL
+   * PoCL's own, which the library leaves the caching to. */
   const char *text = read_whole(err, NULL);
-  if (!strstr(text, ", once; cached in ") || !strstr(text, "notice-clsort"))
+  if (r.notices && (!strstr(text, ", once; cached in ") ||
+                    (!strstr(text, "notice-clsort") && !strstr(text, "notice-pocl"))))
     ck_abort_msg("%s: the notice does not name the cache: \"%s\"", t_where(), text);
   r = RUN("sort", "--type", "i32", "--desc", "in.u32", "out");
   expect_quiet_success(&r);
   ASSERT_EQ_U64(r.notices, 0);
-  /* Without the disk cache it says so (PoCL's own cache keeps it quick). */
+  /* Without the disk cache it says so, when the build is slow: from
+   * empty driver caches too. */
+  fresh_caches("notice-off");
   t_setenv("CLSORT_CACHE", "0");
   pid = start_tool(NULL, (const char *const[]){"sort", "--type", "i32", "in.u32", "out", NULL}, out,
                    err);
   r = finish_tool(pid, out, err);
   expect_status(&r, 0);
-  ASSERT_EQ_U64(r.notices, 1);
+  ASSERT_TRUE(r.notices <= 1);
+  if (cpu) ASSERT_EQ_U64(r.notices, 1);
   text = read_whole(err, NULL);
-  if (!strstr(text, "; not cached: CLSORT_CACHE=0\n"))
+  if (r.notices && !strstr(text, "; not cached: CLSORT_CACHE=0\n"))
     ck_abort_msg("%s: the notice does not say the cache is off: \"%s\"", t_where(), text);
 }
 
@@ -1682,7 +1701,7 @@ T_TEST(prepare_fills_the_cache_for_later_processes) {
   if (!strstr(r.err, "[1] sort u32 keys, radix ... "))
     ck_abort_msg("%s: no progress line for the item: \"%s\"", t_where(), r.err);
   if (!strstr(r.out, "clsort prepare: 1 item in ") || !strstr(r.out, "1 prepared, 0 skipped, 0 failed") ||
-      !strstr(r.out, "prepare-clsort"))
+      (!strstr(r.out, "prepare-clsort") && !strstr(r.out, "prepare-pocl")))
     ck_abort_msg("%s: no summary naming the items and the cache: \"%s\"", t_where(), r.out);
   r = RUN("sort", "--type", "u32", "--algorithm", "radix", "in.u32", "out");
   expect_quiet_success(&r);
