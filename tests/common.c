@@ -591,10 +591,17 @@ bool t_watchdog_stop(t_watchdog *w) {
 }
 
 void t_setenv(const char *name, const char *value) {
-  if (saved_env_count_ == sizeof saved_env_ / sizeof saved_env_[0])
-    ck_abort_msg("%s: too many t_setenv calls", t_where());
-  const char *old = getenv(name);
-  saved_env_[saved_env_count_++] = (saved_env){strdup(name), old ? strdup(old) : NULL};
+  /* The first save of a name holds the value to restore; loops that set
+   * one variable many times (fault injection) add nothing more. */
+  bool saved = false;
+  for (size_t i = 0; i < saved_env_count_ && !saved; i++)
+    saved = strcmp(saved_env_[i].name, name) == 0;
+  if (!saved) {
+    if (saved_env_count_ == sizeof saved_env_ / sizeof saved_env_[0])
+      ck_abort_msg("%s: too many variables set by t_setenv", t_where());
+    const char *old = getenv(name);
+    saved_env_[saved_env_count_++] = (saved_env){strdup(name), old ? strdup(old) : NULL};
+  }
   if (value)
     setenv(name, value, 1);
   else

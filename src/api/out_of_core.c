@@ -67,6 +67,7 @@ typedef struct ooc {
   unsigned char *hk, *hv; /* host scratch of the runs not resident */
   clsort__piece *pieces;  /* 2R: a bucket's uploads */
   uint64_t done, total;
+  uint64_t reported; /* the most reported yet: a retry starts done over */
   bool written; /* the caller's arrays have been written */
 } ooc;
 
@@ -279,9 +280,15 @@ static clsort_status evict_run(ooc *s, size_t r) {
   return st;
 }
 
+/* The caller sees progress only grow: an attempt that is retried (a new
+ * sample, a smaller plan) counts its bytes again from zero, unreported
+ * until it passes what the last one reached. */
 static void progress(ooc *s, size_t elements) {
   s->done += (uint64_t)elements * s->es;
-  clsort__progress(s->ctx, s->done, s->total);
+  uint64_t now = s->done < s->total ? s->done : s->total;
+  if (now <= s->reported) return;
+  s->reported = now;
+  clsort__progress(s->ctx, now, s->total);
 }
 
 static clsort_status phase_runs(ooc *s) {

@@ -98,7 +98,7 @@ T_TEST(status_strings_distinct_and_named) {
 #undef X_
   };
   size_t count = sizeof all / sizeof all[0];
-  ASSERT_EQ_U64(count, 8);
+  ASSERT_EQ_U64(count, 9);
   for (size_t i = 0; i < count; i++) {
     t_label("status %d", (int)all[i]);
     ASSERT_STR_NONEMPTY(clsort_status_string(all[i]));
