@@ -184,7 +184,14 @@ void clsort_context_release(clsort_context *ctx) {
    * later uses freed memory: that is the caller's bug (see clsort.h). */
   pthread_mutex_lock(&ctx->lock);
   pthread_mutex_unlock(&ctx->lock);
+  /* One release at a time in the process: PoCL 5.0 aborts in
+   * pocl_release_dlhandle_cache (assertion `found->ref_count > 0`) when
+   * contexts that ran the same kernels are released from several threads
+   * at once (seen on the device host, test_threads and test_context). */
+  static pthread_mutex_t release_lock = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&release_lock);
   destroy(ctx);
+  pthread_mutex_unlock(&release_lock);
   atomic_fetch_sub(&live_contexts, 1);
 }
 
