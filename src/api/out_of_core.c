@@ -1,7 +1,7 @@
 /* out_of_core.c: sorts of host arrays larger than the device, or than the
  * context's memory limit (issue 17), and the choice between in core and
- * out of core. docs/ARCHITECTURE.md ("Out-of-core sorts") says why this
- * design and what memory it needs.
+ * out of core. docs/ARCHITECTURE.md ("Device memory and host arrays")
+ * places it among the other host-array paths.
  *
  * Out of core, in two phases:
  * 1. Runs. The input is cut into runs of L elements. Each run goes to the
