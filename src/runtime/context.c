@@ -25,6 +25,7 @@ static clsort_status read_device_facts(clsort_context *ctx) {
   ctx->platform_name[0] = '\0';
   clGetPlatformInfo(ctx->platform, CL_PLATFORM_NAME, sizeof ctx->platform_name - 1,
                     ctx->platform_name, NULL);
+  ctx->one_call_per_process = strstr(ctx->platform_name, "Portable Computing Language") != NULL;
   cl_device_type type = 0;
   cl_device_fp_config fp64 = 0;
   FORWARD_IF_ERROR(CL_CHECK(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL)));
@@ -178,6 +179,22 @@ cleanup:
   return st;
 }
 
+/* PoCL 5.0 aborts (pocl_release_dlhandle_cache: `found->ref_count > 0`)
+ * when contexts of one process run the same kernels from several threads
+ * at once: 3 of 6 runs of test_threads on the device host. On PoCL every
+ * public call therefore holds one process-wide lock as well, taken after
+ * the context's (always in that order, so no deadlock); a CPU device runs
+ * each kernel on all its cores anyway. Recursive, as the context's is. */
+static pthread_mutex_t pocl_lock;
+static pthread_once_t pocl_lock_once = PTHREAD_ONCE_INIT;
+static void init_pocl_lock(void) {
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&pocl_lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+}
+
 void clsort_context_release(clsort_context *ctx) {
   if (!ctx) return;
   /* Lets a call in flight on another thread finish first. One that starts
@@ -190,7 +207,13 @@ void clsort_context_release(clsort_context *ctx) {
    * at once (seen on the device host, test_threads and test_context). */
   static pthread_mutex_t release_lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&release_lock);
+  bool pocl = ctx->one_call_per_process;
+  if (pocl) {
+    pthread_once(&pocl_lock_once, init_pocl_lock);
+    pthread_mutex_lock(&pocl_lock);
+  } /* no other call runs kernels meanwhile */
   destroy(ctx);
+  if (pocl) pthread_mutex_unlock(&pocl_lock);
   pthread_mutex_unlock(&release_lock);
   atomic_fetch_sub(&live_contexts, 1);
 }
@@ -199,12 +222,19 @@ void clsort__enter(clsort_context *ctx) {
   clsort__clear_error();
   if (!ctx) return;
   pthread_mutex_lock(&ctx->lock);
+  if (ctx->one_call_per_process) {
+    pthread_once(&pocl_lock_once, init_pocl_lock);
+    pthread_mutex_lock(&pocl_lock);
+  }
   /* Scratch that earlier calls used is idle for this one (budget.c). */
   ctx->epoch++;
 }
 
 clsort_status clsort__leave(clsort_context *ctx, clsort_status st) {
-  if (ctx) pthread_mutex_unlock(&ctx->lock);
+  if (ctx) {
+    if (ctx->one_call_per_process) pthread_mutex_unlock(&pocl_lock);
+    pthread_mutex_unlock(&ctx->lock);
+  }
   return st;
 }
 

@@ -146,6 +146,7 @@ struct clsort_context {
   cl_ulong local_mem;
   bool has_fp64;
   bool is_cpu;
+  bool one_call_per_process; /* PoCL: see clsort__enter */
   clsort__tuning tuning;
   char common_options[192]; /* -D flags shared by every program (tuning.c) */
 
