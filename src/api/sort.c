@@ -106,50 +106,49 @@ clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, siz
   return LOCKED(ctx, sort_keys(ctx, type, keys, n, options));
 }
 
-static clsort_status sort_pairs(clsort_context *ctx, clsort_type type, void *keys, void *values,
-                                size_t value_size, size_t n, const clsort_options *options) {
+/* The payload of the pairs sort (values) or of argsort (indices), in the
+ * order the header documents: its size, 4-byte indices that cannot count
+ * to n, NULL arrays, then what the host can hold. */
+static clsort_status check_payload(clsort_type type, const void *keys, const void *payload,
+                                   size_t size, size_t n, bool indices) {
+  const char *what = indices ? "index" : "value";
+  RETURN_IF(size != 4 && size != 8, CLSORT_ERROR_INVALID_ARGUMENT, "%s_size %zu is not 4 or 8",
+            what, size);
+  RETURN_IF(indices && size == 4 && n > UINT32_MAX, CLSORT_ERROR_TOO_LARGE,
+            "n (%zu) does not fit 4-byte indices", n);
+  RETURN_IF(n > 0 && (!keys || !payload), CLSORT_ERROR_INVALID_ARGUMENT,
+            "keys and %s must not be NULL", indices ? "indices" : "values");
+  return clsort__check_host_size(n, clsort_type_size(type) + size);
+}
+
+/* The pairs sort (values travel with the keys, which are sorted in
+ * place) and argsort (the keys stay, indices come out): one body.
+ * keys_out is NULL for argsort. */
+static clsort_status sort_with_payload(clsort_context *ctx, clsort_type type, void *keys_out,
+                                       const void *keys, void *payload, size_t size, size_t n,
+                                       const clsort_options *options, bool indices) {
   const clsort_options *o = options ? options : &default_options;
   FORWARD_IF_ERROR(check_options(ctx, type, o));
-  RETURN_IF(value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
-            "value_size %zu is not 4 or 8", value_size);
-  RETURN_IF(n > 0 && (!keys || !values), CLSORT_ERROR_INVALID_ARGUMENT,
-            "keys and values must not be NULL");
-  FORWARD_IF_ERROR(clsort__check_host_size(n, clsort_type_size(type) + value_size));
+  FORWARD_IF_ERROR(check_payload(type, keys, payload, size, n, indices));
   FORWARD_IF_ERROR(check_available(type, o));
   if (n == 0) return CLSORT_SUCCESS;
   clsort__sort_job job = make_job(type, n, o);
-  job.value_size = value_size;
-  return sort_host(ctx, o, job, keys, keys, values);
+  job.value_size = size;
+  job.make_index = indices;
+  return sort_host(ctx, o, job, keys_out, keys, payload);
 }
 
 clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *keys, void *values,
                                 size_t value_size, size_t n, const clsort_options *options) {
-  return LOCKED(ctx, sort_pairs(ctx, type, keys, values, value_size, n, options));
-}
-
-static clsort_status argsort(clsort_context *ctx, clsort_type type, const void *keys, void *indices,
-                             size_t index_size, size_t n, const clsort_options *options) {
-  const clsort_options *o = options ? options : &default_options;
-  FORWARD_IF_ERROR(check_options(ctx, type, o));
-  RETURN_IF(index_size != 4 && index_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
-            "index_size %zu is not 4 or 8", index_size);
-  RETURN_IF(index_size == 4 && n > UINT32_MAX, CLSORT_ERROR_TOO_LARGE,
-            "n (%zu) does not fit 4-byte indices", n);
-  RETURN_IF(n > 0 && (!keys || !indices), CLSORT_ERROR_INVALID_ARGUMENT,
-            "keys and indices must not be NULL");
-  FORWARD_IF_ERROR(clsort__check_host_size(n, clsort_type_size(type) + index_size));
-  FORWARD_IF_ERROR(check_available(type, o));
-  if (n == 0) return CLSORT_SUCCESS;
-  clsort__sort_job job = make_job(type, n, o);
-  job.value_size = index_size;
-  job.make_index = true;
-  return sort_host(ctx, o, job, NULL, keys, indices);
+  return LOCKED(ctx,
+                sort_with_payload(ctx, type, keys, keys, values, value_size, n, options, false));
 }
 
 clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *keys,
                              void *indices, size_t index_size, size_t n,
                              const clsort_options *options) {
-  return LOCKED(ctx, argsort(ctx, type, keys, indices, index_size, n, options));
+  return LOCKED(ctx,
+                sort_with_payload(ctx, type, NULL, keys, indices, index_size, n, options, true));
 }
 
 static clsort_status sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, cl_mem values,

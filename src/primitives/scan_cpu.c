@@ -18,20 +18,17 @@ typedef struct cpu_program {
   const char *reduce, *chunks; /* kernel names */
 } cpu_program;
 
+/* One type's program: its element type, suffix, bits, and whether it is a
+ * float. */
+#define SCAN_PROGRAM(T, S, BITS, FLOAT)                                        \
+  {{"scan_cpu_" S, SCAN_FILES(S)}, SCAN_OPTIONS(T, S, BITS, FLOAT), "scan_cpu_reduce_" S, \
+   "scan_cpu_chunks_" S}
+
 /* Indexed by clsort_type. */
 static const cpu_program scan_programs[] = {
-    {{"scan_cpu_u32", SCAN_FILES("u32")}, SCAN_OPTIONS("uint", "u32", "32", "0"),
-     "scan_cpu_reduce_u32", "scan_cpu_chunks_u32"},
-    {{"scan_cpu_i32", SCAN_FILES("i32")}, SCAN_OPTIONS("int", "i32", "32", "0"),
-     "scan_cpu_reduce_i32", "scan_cpu_chunks_i32"},
-    {{"scan_cpu_f32", SCAN_FILES("f32")}, SCAN_OPTIONS("float", "f32", "32", "1"),
-     "scan_cpu_reduce_f32", "scan_cpu_chunks_f32"},
-    {{"scan_cpu_u64", SCAN_FILES("u64")}, SCAN_OPTIONS("ulong", "u64", "64", "0"),
-     "scan_cpu_reduce_u64", "scan_cpu_chunks_u64"},
-    {{"scan_cpu_i64", SCAN_FILES("i64")}, SCAN_OPTIONS("long", "i64", "64", "0"),
-     "scan_cpu_reduce_i64", "scan_cpu_chunks_i64"},
-    {{"scan_cpu_f64", SCAN_FILES("f64")}, SCAN_OPTIONS("double", "f64", "64", "1"),
-     "scan_cpu_reduce_f64", "scan_cpu_chunks_f64"},
+    SCAN_PROGRAM("uint", "u32", "32", "0"),   SCAN_PROGRAM("int", "i32", "32", "0"),
+    SCAN_PROGRAM("float", "f32", "32", "1"),  SCAN_PROGRAM("ulong", "u64", "64", "0"),
+    SCAN_PROGRAM("long", "i64", "64", "0"),   SCAN_PROGRAM("double", "f64", "64", "1"),
 };
 
 /* Chunks start on whole 64-byte lines of elements. */
