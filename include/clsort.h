@@ -87,19 +87,38 @@ CLSORT_API cl_int clsort_last_cl_error(void);
 
 /* ------------------------------------------------------------------ types */
 /* Key and element types. Floats sort in total order by bits:
- * -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN. */
+ * -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
+ *
+ * The 8- and 16-bit types (since 0.3) are keys of every sort, algorithm,
+ * mode and bit range (bits of the 8- or 16-bit order key). The half
+ * floats are stored as their bits (uint16_t): F16 is IEEE 754 binary16,
+ * BF16 bfloat16 (the high half of a float); no device half-precision
+ * support is needed. The sorts widen the keys on the device into 32-bit
+ * order keys and narrow them back, so they take 4 bytes of device scratch
+ * per key more than the type's size (see CLSORT_RADIX); the radix sort
+ * then runs one 8-bit pass per key byte. Primitives: clsort_scan and
+ * CLSORT_REDUCE_SUM take the integer ones (sums wrap in the type);
+ * CLSORT_REDUCE_MIN/MAX take all six (half floats as f32 does: NaNs
+ * ignored); scan and sum of F16 or BF16 return CLSORT_ERROR_UNSUPPORTED. */
 typedef enum clsort_type {
   CLSORT_U32 = 0,
   CLSORT_I32 = 1,
   CLSORT_F32 = 2,
   CLSORT_U64 = 3,
   CLSORT_I64 = 4,
-  CLSORT_F64 = 5
+  CLSORT_F64 = 5,
+  CLSORT_U8 = 6,   /* since 0.3 */
+  CLSORT_I8 = 7,   /* since 0.3 */
+  CLSORT_U16 = 8,  /* since 0.3 */
+  CLSORT_I16 = 9,  /* since 0.3 */
+  CLSORT_F16 = 10, /* IEEE binary16 bits; since 0.3 */
+  CLSORT_BF16 = 11 /* bfloat16 bits; since 0.3 */
 } clsort_type;
 
 /* Size in bytes of one element of `type`, or 0 for an unknown type. */
 CLSORT_API size_t clsort_type_size(clsort_type type);
-/* "u32", "i32", "f32", "u64", "i64", "f64", or NULL for an unknown type. */
+/* "u32", "i32", "f32", "u64", "i64", "f64", "u8", "i8", "u16", "i16",
+ * "f16", "bf16", or NULL for an unknown type. */
 CLSORT_API const char *clsort_type_name(clsort_type type);
 
 typedef enum clsort_algorithm {

@@ -169,9 +169,64 @@ const size_t t_slow_sizes_count = sizeof t_slow_sizes / sizeof t_slow_sizes[0];
 /* ------------------------------------------------------------------ types */
 const clsort_type t_all_types[6] = {CLSORT_U32, CLSORT_I32, CLSORT_F32,
                                     CLSORT_U64, CLSORT_I64, CLSORT_F64};
+const clsort_type t_narrow_types[6] = {CLSORT_U8,  CLSORT_I8,  CLSORT_U16,
+                                       CLSORT_I16, CLSORT_F16, CLSORT_BF16};
 
-bool t_type_is_float(clsort_type t) { return t == CLSORT_F32 || t == CLSORT_F64; }
-bool t_type_is_signed(clsort_type t) { return t == CLSORT_I32 || t == CLSORT_I64; }
+bool t_type_is_half(clsort_type t) { return t == CLSORT_F16 || t == CLSORT_BF16; }
+bool t_type_is_float(clsort_type t) {
+  return t == CLSORT_F32 || t == CLSORT_F64 || t_type_is_half(t);
+}
+bool t_type_is_signed(clsort_type t) {
+  return t == CLSORT_I32 || t == CLSORT_I64 || t == CLSORT_I8 || t == CLSORT_I16;
+}
+
+uint64_t t_type_mask(clsort_type t) {
+  unsigned bits = (unsigned)clsort_type_size(t) * 8;
+  return bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+}
+
+/* ------------------------------------------------------------ half floats */
+/* Exponent and fraction bits of the half floats: binary16 5 + 10,
+ * bfloat16 8 + 7. */
+static void half_format(clsort_type t, int *exp_bits, int *frac_bits) {
+  *exp_bits = t == CLSORT_F16 ? 5 : 8;
+  *frac_bits = t == CLSORT_F16 ? 10 : 7;
+}
+
+double t_half_to_double(clsort_type t, uint16_t h) {
+  int eb, fb;
+  half_format(t, &eb, &fb);
+  int bias = (1 << (eb - 1)) - 1, e = (h >> fb) & ((1 << eb) - 1);
+  unsigned frac = h & ((1u << fb) - 1);
+  double sign = (h & 0x8000u) ? -1.0 : 1.0;
+  if (e == (1 << eb) - 1) return frac ? (sign < 0 ? -NAN : NAN) : sign * INFINITY;
+  if (e == 0) return sign * ldexp((double)frac, 1 - bias - fb);
+  return sign * ldexp((double)(frac | (1u << fb)), e - bias - fb);
+}
+
+/* Rounds to nearest even (the tests only need some nearby value). */
+uint16_t t_half_from_double(clsort_type t, double v) {
+  int eb, fb;
+  half_format(t, &eb, &fb);
+  int bias = (1 << (eb - 1)) - 1, emax = (1 << eb) - 1;
+  uint16_t sign = signbit(v) ? 0x8000u : 0;
+  if (isnan(v)) return (uint16_t)(sign | (emax << fb) | (1u << (fb - 1)));
+  double a = fabs(v);
+  int e;
+  frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+  if (a == 0 || e - 1 < 1 - bias) {
+    double q = nearbyint(ldexp(a, bias - 1 + fb)); /* multiples of the smallest subnormal */
+    return (uint16_t)(sign | (uint16_t)q);        /* q == 2^fb is the smallest normal */
+  }
+  double q = nearbyint(ldexp(a, fb + 1 - e)); /* fb + 1 significant bits */
+  if (q == ldexp(1.0, fb + 1)) {
+    q /= 2;
+    e++;
+  }
+  int biased = e - 1 + bias;
+  if (biased >= emax) return (uint16_t)(sign | (emax << fb));
+  return (uint16_t)(sign | (biased << fb) | ((unsigned)q & ((1u << fb) - 1)));
+}
 
 /* --------------------------------------------------------------- poison */
 static const unsigned char poison_[4] = {0xDE, 0xAD, 0xBE, 0xEF};
@@ -212,25 +267,46 @@ void t_fill_int(t_rng *r, clsort_type t, void *p, size_t n) {
 }
 
 void t_set_f(clsort_type t, void *p, size_t i, double v) {
-  if (t == CLSORT_F32)
+  if (t_type_is_half(t))
+    t_put_bits(t, p, i, t_half_from_double(t, v));
+  else if (t == CLSORT_F32)
     ((float *)p)[i] = (float)v;
   else
     ((double *)p)[i] = v;
 }
 
 double t_get_f(clsort_type t, const void *p, size_t i) {
+  if (t_type_is_half(t)) return t_half_to_double(t, (uint16_t)t_get_bits(t, p, i));
   return t == CLSORT_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
 }
 
 uint64_t t_get_bits(clsort_type t, const void *p, size_t i) {
-  if (clsort_type_size(t) == 4) {
+  size_t es = clsort_type_size(t);
+  const char *at = (const char *)p + es * i;
+  if (es == 1) return *(const uint8_t *)at;
+  if (es == 2) {
+    uint16_t v;
+    memcpy(&v, at, 2);
+    return v;
+  }
+  if (es == 4) {
     uint32_t v;
-    memcpy(&v, (const char *)p + 4 * i, 4);
+    memcpy(&v, at, 4);
     return v;
   }
   uint64_t v;
-  memcpy(&v, (const char *)p + 8 * i, 8);
+  memcpy(&v, at, 8);
   return v;
+}
+
+void t_put_bits(clsort_type t, void *p, size_t i, uint64_t bits) {
+  size_t es = clsort_type_size(t);
+  char *at = (char *)p + es * i;
+  uint8_t v8 = (uint8_t)bits;
+  uint16_t v16 = (uint16_t)bits;
+  uint32_t v32 = (uint32_t)bits;
+  memcpy(at, es == 1 ? (void *)&v8 : es == 2 ? (void *)&v16 : es == 4 ? (void *)&v32 : (void *)&bits,
+         es);
 }
 
 void t_fill_float(t_rng *r, clsort_type t, void *p, size_t n, double lo, double hi,
@@ -251,14 +327,6 @@ void t_fill_random(t_rng *r, clsort_type t, void *p, size_t n) {
 }
 
 /* ---------------------------------------------------------- references */
-static void put_bits(clsort_type t, void *p, size_t i, uint64_t v) {
-  if (clsort_type_size(t) == 4) {
-    uint32_t w = (uint32_t)v;
-    memcpy((char *)p + 4 * i, &w, 4);
-  } else {
-    memcpy((char *)p + 8 * i, &v, 8);
-  }
-}
 
 void t_ref_scan_int(clsort_type t, clsort_scan_kind kind, const void *in, void *out, size_t n) {
   /* Two's complement addition is the same for signed and unsigned, and
@@ -267,7 +335,7 @@ void t_ref_scan_int(clsort_type t, clsort_scan_kind kind, const void *in, void *
   for (size_t i = 0; i < n; i++) {
     uint64_t x = t_get_bits(t, in, i);
     if (kind == CLSORT_SCAN_INCLUSIVE) acc += x;
-    put_bits(t, out, i, acc);
+    t_put_bits(t, out, i, acc);
     if (kind == CLSORT_SCAN_EXCLUSIVE) acc += x;
   }
 }
@@ -358,17 +426,18 @@ void t_ref_reduce(clsort_type t, clsort_reduce_op op, const void *in, size_t n, 
   if (op == CLSORT_REDUCE_SUM) {
     acc = 0;
     for (size_t i = 0; i < n; i++) acc += t_get_bits(t, in, i);
-    put_bits(t, result, 0, acc);
+    t_put_bits(t, result, 0, acc);
     return;
   }
   /* Compare in a common form: signed values as int64_t, sign-extended. */
-  int64_t smin = bits == 32 ? INT32_MIN : INT64_MIN, smax = bits == 32 ? INT32_MAX : INT64_MAX;
-  uint64_t umax = bits == 32 ? UINT32_MAX : UINT64_MAX;
+  uint64_t umax = t_type_mask(t), sign = (uint64_t)1 << (bits - 1);
+  int64_t smax = (int64_t)(umax >> 1), smin = -smax - 1;
   if (is_signed) {
     int64_t a = op == CLSORT_REDUCE_MIN ? smax : smin;
     for (size_t i = 0; i < n; i++) {
       uint64_t b = t_get_bits(t, in, i);
-      int64_t x = bits == 32 ? (int64_t)(int32_t)(uint32_t)b : (int64_t)b;
+      /* Sign-extended: the bits above the type's copy its sign bit. */
+      int64_t x = (int64_t)((b & sign) ? b | ~umax : b);
       if (op == CLSORT_REDUCE_MIN ? x < a : x > a) a = x;
     }
     acc = (uint64_t)a;
@@ -380,7 +449,7 @@ void t_ref_reduce(clsort_type t, clsort_reduce_op op, const void *in, size_t n, 
     }
     acc = a;
   }
-  put_bits(t, result, 0, acc);
+  t_put_bits(t, result, 0, acc);
 }
 
 size_t t_ref_select(size_t elem, bool split, const void *in, const unsigned char *flags,

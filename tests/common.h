@@ -179,8 +179,18 @@ extern const size_t t_slow_sizes_count;
 
 /* ------------------------------------------------------------------ types */
 extern const clsort_type t_all_types[6];
-bool t_type_is_float(clsort_type t);
+/* The 8- and 16-bit types: u8, i8, u16, i16, f16, bf16. */
+extern const clsort_type t_narrow_types[6];
+bool t_type_is_float(clsort_type t); /* f32, f64, f16, bf16 */
+bool t_type_is_half(clsort_type t);  /* f16, bf16 */
 bool t_type_is_signed(clsort_type t);
+/* The type's bits: 0xFF .. UINT64_MAX. */
+uint64_t t_type_mask(clsort_type t);
+/* The value of binary16 (CLSORT_F16) or bfloat16 (CLSORT_BF16) bits; and
+ * the bits nearest a value (ties to even; NaN: the quiet NaN of its sign),
+ * computed here independently of the library. */
+double t_half_to_double(clsort_type t, uint16_t h);
+uint16_t t_half_from_double(clsort_type t, double v);
 
 /* --------------------------------------------------------------- poison */
 /* Outputs are filled with this repeating pattern before each run, so that
@@ -206,6 +216,8 @@ void t_fill_random(t_rng *r, clsort_type t, void *p, size_t n);
 /* ----------------------------------------------------- element access */
 double t_get_f(clsort_type t, const void *p, size_t i); /* floats only */
 uint64_t t_get_bits(clsort_type t, const void *p, size_t i);
+/* Writes the type's low bits of `bits` as element i. */
+void t_put_bits(clsort_type t, void *p, size_t i, uint64_t bits);
 void t_set_f(clsort_type t, void *p, size_t i, double v);
 
 /* ---------------------------------------------------------- references */

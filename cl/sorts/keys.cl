@@ -6,8 +6,9 @@
  * sorts stay stable in both directions.
  *
  * Needs common.cl before it, and
- *   KEY_T     uint or ulong (the key's bits)
- *   KEY_BITS  32 or 64
+ *   KEY_T     uint or ulong (the key's bits); uchar or ushort for the
+ *             widening of 8- and 16-bit keys (widen.cl, runs.cl)
+ *   KEY_BITS  32 or 64 (8 or 16)
  * key_kind (a run-time argument): 0 unsigned, 1 signed, 2 float.
  */
 #if !defined(KEY_T) || !defined(KEY_BITS)

@@ -17,16 +17,28 @@ static clsort_status check_typed(const clsort_context *ctx, clsort_type type, bo
   return CLSORT_SUCCESS;
 }
 
+/* Half floats have no arithmetic here: a sum in float, rounded once at
+ * the end, would not be the sum in the type that clsort.h promises. */
+static bool is_half(clsort_type type) { return type == CLSORT_F16 || type == CLSORT_BF16; }
+
 clsort_status clsort__check_scan_args(const clsort_context *ctx, clsort_type type,
                                       clsort_scan_kind kind) {
   bool known = kind == CLSORT_SCAN_EXCLUSIVE || kind == CLSORT_SCAN_INCLUSIVE;
-  return check_typed(ctx, type, known, "scan kind", (int)kind);
+  FORWARD_IF_ERROR(check_typed(ctx, type, known, "scan kind", (int)kind));
+  RETURN_IF(is_half(type), CLSORT_ERROR_UNSUPPORTED,
+            "scans of %s are not supported (half floats take only reduce min and max)",
+            clsort_type_name(type));
+  return CLSORT_SUCCESS;
 }
 
 clsort_status clsort__check_reduce_args(const clsort_context *ctx, clsort_type type,
                                         clsort_reduce_op op) {
   bool known = op == CLSORT_REDUCE_SUM || op == CLSORT_REDUCE_MIN || op == CLSORT_REDUCE_MAX;
-  return check_typed(ctx, type, known, "reduce op", (int)op);
+  FORWARD_IF_ERROR(check_typed(ctx, type, known, "reduce op", (int)op));
+  RETURN_IF(is_half(type) && op == CLSORT_REDUCE_SUM, CLSORT_ERROR_UNSUPPORTED,
+            "sums of %s are not supported (half floats take only reduce min and max)",
+            clsort_type_name(type));
+  return CLSORT_SUCCESS;
 }
 
 clsort_status clsort__check_select_args(const clsort_context *ctx, size_t element_size) {

@@ -8,7 +8,6 @@ const char *clsort__algorithm_name(clsort_algorithm a) {
   return (unsigned)a <= CLSORT_QUICK ? names[a] : "unknown";
 }
 
-
 /* AUTO's choice: the bitonic sort for small inputs that ask neither for
  * stability nor for a bit range, the radix sort otherwise. Measured with
  * `clsort bench --algorithms bitonic,radix` (2026-11-21): on an H100 the
@@ -22,9 +21,32 @@ static bool auto_picks_bitonic(const clsort_context *ctx, const clsort_options *
   return !(o->flags & CLSORT_STABLE) && full_key && job->n <= limit;
 }
 
+static clsort_status run(clsort_context *ctx, const clsort_options *o,
+                         const clsort__sort_job *job);
+
+/* 8- and 16-bit keys: AUTO chooses on the narrow job, then the algorithm
+ * sorts the keys widened to 32-bit order keys (sorts/widen.c); the radix
+ * sort keeps the narrow bit range, so it runs one or two digit passes. */
+static clsort_status run_widened(clsort_context *ctx, const clsort_options *o,
+                                 const clsort__sort_job *job) {
+  clsort_options chosen = *o;
+  if (o->algorithm == CLSORT_AUTO)
+    chosen.algorithm = auto_picks_bitonic(ctx, o, job) ? CLSORT_BITONIC : CLSORT_RADIX;
+  clsort__sort_job wide;
+  FORWARD_IF_ERROR(clsort__widen_job(ctx, job, chosen.algorithm != CLSORT_RADIX, &wide));
+  FORWARD_IF_ERROR(run(ctx, &chosen, &wide));
+  return clsort__narrow_job(ctx, job, &wide);
+}
+
 /* Runs the job with the algorithm the options name. */
 clsort_status clsort__dispatch_sort(clsort_context *ctx, const clsort_options *o,
                                     const clsort__sort_job *job) {
+  if (clsort__type_is_narrow(job->type)) return run_widened(ctx, o, job);
+  return run(ctx, o, job);
+}
+
+static clsort_status run(clsort_context *ctx, const clsort_options *o,
+                         const clsort__sort_job *job) {
   switch (o->algorithm) {
     case CLSORT_AUTO:
       if (auto_picks_bitonic(ctx, o, job)) return clsort__bitonic_sort(ctx, job);

@@ -53,6 +53,7 @@ typedef struct ooc {
   unsigned char *keys_out; /* NULL: argsort */
   unsigned char *vals;     /* values (pairs) or indices (argsort); NULL: keys only */
   size_t n, ks, vs, es;    /* key, value or index, and element bytes */
+  size_t ss;               /* the sort's scratch bytes per element (sort_scratch) */
   bool argsort;
   unsigned attempt;
   plan p;
@@ -74,17 +75,22 @@ typedef struct ooc {
 /* ------------------------------------------------------------ order keys */
 /* The key's order key, as keys.cl computes it on the device. */
 static uint64_t order_key(const ooc *s, size_t i) {
-  uint64_t b, sign;
-  if (s->ks == 4) {
-    uint32_t v;
-    memcpy(&v, s->keys_in + i * 4, 4);
+  const unsigned char *p = s->keys_in + i * s->ks;
+  uint64_t b;
+  if (s->ks == 1) {
+    b = *p;
+  } else if (s->ks == 2) {
+    uint16_t v;
+    memcpy(&v, p, 2);
     b = v;
-    sign = (uint64_t)1 << 31;
+  } else if (s->ks == 4) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    b = v;
   } else {
-    memcpy(&b, s->keys_in + i * 8, 8);
-    sign = (uint64_t)1 << 63;
+    memcpy(&b, p, 8);
   }
-  uint64_t all = sign | (sign - 1);
+  uint64_t sign = (uint64_t)1 << (s->ks * 8 - 1), all = sign | (sign - 1);
   int kind = clsort__key_kind(s->job.type);
   if (kind == 1) b ^= sign;
   if (kind == 2) b = (b & sign) ? ~b & all : b ^ sign;
@@ -104,6 +110,16 @@ static size_t tables(const ooc *s, size_t m, size_t buckets) {
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
 
+/* The scratch bytes per element of an in-core sort of keys of `type`
+ * with `vs`-byte payloads (argsort: indices the sort makes): a copy of
+ * the keys and payloads (the keys twice for argsort), plus, for the 8-
+ * and 16-bit types, their 32-bit widened copy (sorts/widen.c), in which
+ * the sort then runs on 32-bit keys. */
+static size_t sort_scratch(clsort_type type, size_t vs, bool argsort) {
+  size_t wk = clsort__sort_key_size(type);
+  return wk + vs + (argsort ? wk : 0) + (clsort__type_is_narrow(type) ? wk : 0);
+}
+
 /* The plan's device bytes: resident runs, then (phase 2, the larger)
  * `flight` bucket buffers and the sort's scratch of 2L elements each. */
 static size_t plan_need(const ooc *s, plan *p) {
@@ -111,13 +127,13 @@ static size_t plan_need(const ooc *s, plan *p) {
   p->cap = 2 * p->run;
   p->buckets = clsort__max(1, div_up(3 * s->n, 2 * p->run));
   if (p->resident > p->runs) p->resident = p->runs;
-  return p->resident * p->run * s->es + (p->flight + 1) * p->cap * s->es +
+  return p->resident * p->run * s->es + p->flight * p->cap * s->es + p->cap * s->ss +
          tables(s, p->cap, p->buckets);
 }
 
 /* The largest run whose plan fits `budget`, by halving from `start`. */
 static bool fit_run(const ooc *s, plan *p, size_t budget, size_t start, bool all_resident) {
-  size_t widest = clsort__max(s->ks, s->vs);
+  size_t widest = clsort__max(clsort__sort_key_size(s->job.type), s->vs);
   size_t limit = (size_t)s->ctx->max_alloc / widest / 2;
   for (p->run = clsort__min(start, limit); p->run >= MIN_RUN; p->run -= p->run / 4) {
     p->resident = all_resident ? SIZE_MAX : p->resident;
@@ -156,7 +172,8 @@ static clsort_status make_plan(ooc *s, size_t budget) {
               "(runs of %d); the memory limit leaves %zu",
               s->n, clsort_type_name(s->job.type),
               s->argsort ? " (argsort)" : s->vs ? " with values" : "",
-              4 * MIN_RUN * s->es + tables(s, 2 * MIN_RUN, div_up(3 * s->n, 2 * MIN_RUN)), MIN_RUN,
+              2 * MIN_RUN * (s->es + s->ss) + tables(s, 2 * MIN_RUN, div_up(3 * s->n, 2 * MIN_RUN)),
+              MIN_RUN,
               budget);
 }
 
@@ -535,6 +552,7 @@ static clsort_status sort_out_of_core(clsort_context *ctx, const clsort_options 
   s.ks = clsort_type_size(job->type);
   s.vs = job->value_size;
   s.es = s.ks + s.vs;
+  s.ss = sort_scratch(job->type, s.vs, false);
   s.argsort = job->make_index;
   s.total = 2 * (uint64_t)s.n * s.es;
   clsort_status st;
@@ -565,13 +583,13 @@ static clsort_status sort_out_of_core(clsort_context *ctx, const clsort_options 
 
 /* ----------------------------------------------------------------- route */
 /* Whether the in-core sort's buffers fit the device and its budget:
- * the arrays on the device, the sort's scratch (an argsort's keys twice),
- * the scratch buffers' rounding and tables. */
+ * the arrays on the device, the sort's scratch (sort_scratch), the
+ * scratch buffers' rounding and tables. */
 static bool fits_in_core(const clsort_context *ctx, const clsort__sort_job *job) {
   size_t ks = clsort_type_size(job->type), vs = job->value_size, n = job->n;
-  if (n > (size_t)ctx->max_alloc / clsort__max(ks, vs)) return false;
+  if (n > (size_t)ctx->max_alloc / clsort__max(clsort__sort_key_size(job->type), vs)) return false;
   double data = (double)n * (double)(ks + vs);
-  double scratch = data + (job->make_index ? (double)n * (double)ks : 0);
+  double scratch = (double)n * (double)sort_scratch(job->type, vs, job->make_index);
   double need = (data + scratch) * 9 / 8 + (double)(256 << 10) + data / 16;
   return need <= (double)clsort__budget_total(ctx);
 }
@@ -612,6 +630,7 @@ bool clsort__test_out_of_core_plan(clsort_context *ctx, clsort_type type, size_t
   s.ks = clsort_type_size(type);
   s.vs = value_size;
   s.es = s.ks + s.vs;
+  s.ss = sort_scratch(type, value_size, false);
   s.argsort = argsort;
   size_t total = clsort__budget_total(ctx);
   /* As the sort would see it: the scratch of earlier calls released. */

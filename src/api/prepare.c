@@ -64,7 +64,9 @@ static clsort_status run_primitive(clsort_context *ctx, clsort_operation op, cls
       FORWARD_IF_ERROR(clsort_scan(ctx, type, CLSORT_SCAN_EXCLUSIVE, a, b, n));
       return clsort_scan(ctx, type, CLSORT_SCAN_INCLUSIVE, a, b, n);
     case CLSORT_OP_REDUCE:
-      FORWARD_IF_ERROR(clsort_reduce(ctx, type, CLSORT_REDUCE_SUM, a, n, b));
+      /* Half floats take min and max only (buffers.c). */
+      if (type != CLSORT_F16 && type != CLSORT_BF16)
+        FORWARD_IF_ERROR(clsort_reduce(ctx, type, CLSORT_REDUCE_SUM, a, n, b));
       FORWARD_IF_ERROR(clsort_reduce(ctx, type, CLSORT_REDUCE_MIN, a, n, b));
       return clsort_reduce(ctx, type, CLSORT_REDUCE_MAX, a, n, b);
     case CLSORT_OP_COMPACT: {

@@ -13,7 +13,7 @@ size_t clsort__test_segment_capacity(clsort_context *ctx, clsort_type type, size
 
 size_t clsort__test_segment_capacity_flags(clsort_context *ctx, clsort_type type,
                                            size_t value_size, unsigned flags) {
-  return clsort__bitonic_shape_for(ctx, clsort_type_size(type), value_size,
+  return clsort__bitonic_shape_for(ctx, clsort__sort_key_size(type), value_size,
                                    (flags & CLSORT_STABLE) != 0)
       .tile;
 }

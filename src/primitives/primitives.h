@@ -76,5 +76,29 @@ clsort_status clsort__select_cpu(clsort_context *ctx, size_t element_size, bool 
  * "ulong", ... (clsort.h declares clsort_type_size and clsort_type_name,
  * which types.c defines too). */
 const char *clsort__cl_type_name(clsort_type type);
+/* Whether `type` is one of the 8- and 16-bit types, which the kernels see
+ * only widened to 32 bits (convert.c for the primitives, sorts/widen.c for
+ * the sorts). */
+bool clsort__type_is_narrow(clsort_type type);
+/* The 32-bit type that holds a narrow type's values: u8, u16 -> u32; i8,
+ * i16 -> i32; f16, bf16 -> f32. Other types map to themselves. */
+clsort_type clsort__wide_type(clsort_type type);
+
+/* convert.c: n elements of a narrow type in `in` as their 32-bit values
+ * (clsort__wide_type) in *wide, the context's SLOT_WIDE scratch; and back,
+ * integers by their low bits, floats rounded to nearest even (exact for
+ * values of the narrow type). */
+clsort_status clsort__widen(clsort_context *ctx, clsort_type type, cl_mem in, size_t n,
+                            cl_mem *wide);
+clsort_status clsort__narrow(clsort_context *ctx, clsort_type type, cl_mem wide, size_t n,
+                             cl_mem out);
+/* Scan and reduce of a narrow type through its 32-bit type (clsort__scan
+ * and clsort__reduce hand over to these); n > 0. Integer sums wrap in the
+ * narrow type. The half floats take min and max only (the API refuses
+ * the rest). */
+clsort_status clsort__scan_narrow(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                                  cl_mem in, cl_mem out, size_t n);
+clsort_status clsort__reduce_narrow(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                                    cl_mem in, size_t n, cl_mem result);
 
 #endif

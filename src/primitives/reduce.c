@@ -6,8 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-/* One value of any clsort_type. */
+/* One value of any clsort_type (the narrow ones by their bits). */
 typedef union value {
+  uint8_t u8;
+  uint16_t u16;
   uint32_t u32;
   int32_t i32;
   float f32;
@@ -21,9 +23,13 @@ typedef union value {
 static void identity(clsort_type type, clsort_reduce_op op, unsigned char out[8]) {
   /* Indexed by clsort_type. */
   static const value highest[] = {{.u32 = UINT32_MAX}, {.i32 = INT32_MAX}, {.f32 = INFINITY},
-                                  {.u64 = UINT64_MAX}, {.i64 = INT64_MAX}, {.f64 = INFINITY}};
-  static const value lowest[] = {{.u32 = 0},          {.i32 = INT32_MIN}, {.f32 = -INFINITY},
-                                 {.u64 = 0},          {.i64 = INT64_MIN}, {.f64 = -INFINITY}};
+                                  {.u64 = UINT64_MAX}, {.i64 = INT64_MAX}, {.f64 = INFINITY},
+                                  {.u8 = 0xff},        {.u8 = 0x7f},       {.u16 = 0xffff},
+                                  {.u16 = 0x7fff},     {.u16 = 0x7c00},    {.u16 = 0x7f80}};
+  static const value lowest[] = {{.u32 = 0},    {.i32 = INT32_MIN}, {.f32 = -INFINITY},
+                                 {.u64 = 0},    {.i64 = INT64_MIN}, {.f64 = -INFINITY},
+                                 {.u8 = 0},     {.u8 = 0x80},       {.u16 = 0},
+                                 {.u16 = 0x8000}, {.u16 = 0xfc00},  {.u16 = 0xff80}};
   memset(out, 0, 8);
   if (op == CLSORT_REDUCE_SUM) return;
   memcpy(out, op == CLSORT_REDUCE_MIN ? &highest[type] : &lowest[type], clsort_type_size(type));
@@ -37,6 +43,7 @@ clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduc
     identity(type, op, value);
     return CL_CHECK(clEnqueueFillBuffer(ctx->queue, result, value, size, 0, size, 0, NULL, NULL));
   }
+  if (clsort__type_is_narrow(type)) return clsort__reduce_narrow(ctx, type, op, in, n, result);
   if (ctx->tuning.cpu_shape) return clsort__reduce_cpu(ctx, type, op, in, n, result);
   cl_kernel reduce;
   FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &reduce));

@@ -76,6 +76,7 @@ typedef enum clsort__slot {
   SLOT_SORT_AUX2,    /* merge-path splits, segment lists, ... */
   SLOT_SORT_AUX3,
   SLOT_RADIX_NV,     /* the NVIDIA radix's counts and plan, kept zeroed */
+  SLOT_WIDE,         /* 8- and 16-bit keys or elements widened to 32 bits */
   SLOT_COUNT_
 } clsort__slot;
 

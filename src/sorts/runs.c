@@ -12,7 +12,7 @@ static const clsort__program_spec runs_spec = {"runs", runs_files};
 static clsort_status runs_kernel(clsort_context *ctx, size_t key_size, const char *name,
                                  cl_kernel *out) {
   char options[64];
-  snprintf(options, sizeof options, "-DKEY_T=%s -DKEY_BITS=%zu", key_size == 8 ? "ulong" : "uint",
+  snprintf(options, sizeof options, "-DKEY_T=%s -DKEY_BITS=%zu", clsort__key_cl_type(key_size),
            key_size * 8);
   return clsort__get_kernel(ctx, &runs_spec, options, name, out);
 }

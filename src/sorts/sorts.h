@@ -64,14 +64,40 @@ static inline int clsort__key_kind(clsort_type type) {
   switch (type) {
     case CLSORT_I32:
     case CLSORT_I64:
+    case CLSORT_I8:
+    case CLSORT_I16:
       return 1;
     case CLSORT_F32:
     case CLSORT_F64:
+    case CLSORT_F16:
+    case CLSORT_BF16:
       return 2;
     default:
       return 0;
   }
 }
+
+/* The bytes of one key as the algorithms sort it: 8- and 16-bit keys
+ * are sorted widened to 32 bits (widen.c). */
+static inline size_t clsort__sort_key_size(clsort_type type) {
+  return clsort__type_is_narrow(type) ? 4 : clsort_type_size(type);
+}
+
+/* keys.cl's KEY_T for keys of key_size bytes: their bits, unsigned. */
+static inline const char *clsort__key_cl_type(size_t key_size) {
+  return key_size == 8 ? "ulong" : key_size == 4 ? "uint" : key_size == 2 ? "ushort" : "uchar";
+}
+
+/* widen.c: a job on 8- or 16-bit keys (clsort__type_is_narrow) as a job
+ * on 32-bit order keys: *wide is the job with type CLSORT_U32, its keys in
+ * the context's SLOT_WIDE scratch (keys_out NULL for argsort), filled from
+ * job->keys_in; the same bit range, or all 32 bits with whole_keys (the
+ * comparison sorts). Fails before it enqueues anything. After *wide is
+ * sorted, clsort__narrow_job writes its keys to job->keys_out. */
+clsort_status clsort__widen_job(clsort_context *ctx, const clsort__sort_job *job, bool whole_keys,
+                                clsort__sort_job *wide);
+clsort_status clsort__narrow_job(clsort_context *ctx, const clsort__sort_job *job,
+                                 const clsort__sort_job *wide);
 
 /* The segmented small sort (segmented_sort.c): sorts, in one launch and
  * in place in job->keys_in (and job->vals_in), the `count` segments whose

@@ -137,6 +137,8 @@ T_TEST(reduce_identities) {
       double v = op == 0 ? 0.0 : op == 1 ? INFINITY : -INFINITY;
       memcpy(want, &v, 8);
     } break;
+    default: /* the narrow types: test_narrow.c */
+      ck_abort_msg("test bug: %s", clsort_type_name(t));
     }
     for (int form = 0; form < 2; form++) {
       t_label("%s %s n=0 %s", clsort_type_name(t), op_name((clsort_reduce_op)op),

@@ -7,34 +7,21 @@
 #include <stdlib.h>
 
 /* ------------------------------------------------------------ reference */
+/* Any width: signed keys flip the sign bit; floats (the half floats too)
+ * flip it when positive and every bit when negative. */
 uint64_t t_order_key(clsort_type t, const void *p, size_t i) {
-  uint64_t b = t_get_bits(t, p, i);
-  switch (t) {
-    case CLSORT_I32: return b ^ 0x80000000u;
-    case CLSORT_I64: return b ^ 0x8000000000000000ull;
-    case CLSORT_F32: return (b & 0x80000000u) ? (~b & 0xFFFFFFFFu) : (b | 0x80000000u);
-    case CLSORT_F64: return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
-    default: return b;
-  }
+  uint64_t b = t_get_bits(t, p, i), all = t_type_mask(t), sign = all ^ (all >> 1);
+  if (t_type_is_signed(t)) return b ^ sign;
+  if (t_type_is_float(t)) return (b & sign) ? (~b & all) : (b | sign);
+  return b;
 }
 
 uint64_t t_from_order(clsort_type t, uint64_t u) {
-  switch (t) {
-    case CLSORT_I32: return (u ^ 0x80000000u) & 0xFFFFFFFFu;
-    case CLSORT_I64: return u ^ 0x8000000000000000ull;
-    case CLSORT_F32: return (u & 0x80000000u) ? (u & 0x7FFFFFFFu) : (~u & 0xFFFFFFFFu);
-    case CLSORT_F64: return (u & 0x8000000000000000ull) ? (u & 0x7FFFFFFFFFFFFFFFull) : ~u;
-    default: return clsort_type_size(t) == 4 ? u & 0xFFFFFFFFu : u;
-  }
-}
-
-void t_put_bits(clsort_type t, void *p, size_t i, uint64_t bits) {
-  if (clsort_type_size(t) == 4) {
-    uint32_t v = (uint32_t)bits;
-    memcpy((char *)p + 4 * i, &v, 4);
-  } else {
-    memcpy((char *)p + 8 * i, &bits, 8);
-  }
+  uint64_t all = t_type_mask(t), sign = all ^ (all >> 1);
+  u &= all;
+  if (t_type_is_signed(t)) return u ^ sign;
+  if (t_type_is_float(t)) return (u & sign) ? (u & ~sign) : (~u & all);
+  return u;
 }
 
 t_key_range t_range_of(clsort_type t, const clsort_options *o) {
@@ -177,7 +164,7 @@ void t_check_input(clsort_type t, const void *keys, size_t n, const clsort_optio
   size_t es = clsort_type_size(t);
   bool stable = t_is_stable(o);
   t_key_range k = t_range_of(t, o);
-  if (!stable && (k.begin != 0 || k.mask != (es == 4 ? 0xFFFFFFFFu : UINT64_MAX)))
+  if (!stable && (k.begin != 0 || k.mask != t_type_mask(t)))
     ck_abort_msg("%s: test bug: an unstable sort over a bit range has no single answer", t_where());
   size_t *perm = t_ref_permutation(t, keys, n, o);
   unsigned char *want = t_alloc(n * es + 1), *work = t_alloc((n + GUARD) * es),
@@ -325,11 +312,16 @@ void t_gen_keys(t_rng *r, clsort_type t, int dist, void *p, size_t n) {
             0x3FF0000000000000ull, 0x400A000000000000ull, 0x46293E5939A08CEAull,
             0x7FF0000000000000ull, 0x7FF8000000000000ull, 0x7FF8000000000001ull,
             0xC00A000000000000ull};
-        for (int k = 0; k < 16; k++) table[k] = es == 4 ? f32[k] : f64[k];
+        /* The same values in binary16, and the high halves of f32's. */
+        static const uint16_t f16[16] = {0xFE00u, 0xFC00u, 0xF8E1u, 0xBC00u, 0x8001u, 0x8000u,
+                                         0x0000u, 0x0001u, 0x3800u, 0x3C00u, 0x4280u, 0x78E1u,
+                                         0x7C00u, 0x7E00u, 0x7E01u, 0xC280u};
+        for (int k = 0; k < 16; k++)
+          table[k] = es == 8 ? f64[k] : es == 4 ? f32[k] : t == CLSORT_F16 ? f16[k] : f32[k] >> 16;
       } else {
         /* The type's extremes, zero and random values. */
         table[0] = t_from_order(t, 0);
-        table[1] = t_from_order(t, bits == 32 ? 0xFFFFFFFFu : UINT64_MAX);
+        table[1] = t_from_order(t, UINT64_MAX);
         table[2] = 0;
         for (int k = 3; k < 16; k++) table[k] = t_from_order(t, t_rng_next(r));
       }
@@ -434,6 +426,31 @@ static const uint64_t special_f64[] = {
     0x7FF0000000000001ull /* +sNaN */, 0x7FF8000000000000ull /* +qNaN */,
     0x7FFFFFFFFFFFFFFFull /* +NaN, largest payload */};
 
+static const uint64_t special_u8[] = {0u, 1u, 0x7Fu, 0x80u, 0x81u, 0xFEu, 0xFFu};
+static const uint64_t special_i8[] = {0x80u /* -128 */, 0x81u, 0xFEu, 0xFFu /* -1 */,
+                                      0u, 1u, 0x7Eu, 0x7Fu /* 127 */};
+static const uint64_t special_u16[] = {0u, 1u, 0xFFu, 0x100u, 0x7FFFu, 0x8000u, 0xFF00u,
+                                       0xFFFEu, 0xFFFFu};
+static const uint64_t special_i16[] = {0x8000u /* -32768 */, 0x8001u, 0xFF00u /* -256 */,
+                                       0xFFFFu /* -1 */, 0u, 1u, 0xFFu, 0x100u,
+                                       0x7FFEu, 0x7FFFu /* 32767 */};
+static const uint64_t special_f16[] = {
+    0xFFFFu /* -NaN, largest payload */, 0xFE01u, 0xFE00u /* -qNaN */, 0xFC01u /* -sNaN */,
+    0xFC00u /* -inf */, 0xFBFFu /* -65504 */, 0xC000u /* -2 */, 0xBC00u /* -1 */,
+    0x8400u /* -smallest normal */, 0x83FFu /* largest negative subnormal */,
+    0x8001u /* smallest */, 0x8000u /* -0 */, 0x0000u /* +0 */, 0x0001u,
+    0x03FFu /* subnormals */, 0x0400u /* smallest normal */, 0x3C00u /* 1 */,
+    0x3C01u /* 1 + 2^-10 */, 0x4000u /* 2 */, 0x7BFFu /* 65504 */, 0x7C00u /* +inf */,
+    0x7C01u /* +sNaN */, 0x7E00u /* +qNaN */, 0x7FFFu /* +NaN, largest payload */};
+static const uint64_t special_bf16[] = {
+    0xFFFFu /* -NaN, largest payload */, 0xFFC1u, 0xFFC0u /* -qNaN */, 0xFF81u /* -sNaN */,
+    0xFF80u /* -inf */, 0xFF7Fu /* -max */, 0xC000u /* -2 */, 0xBF80u /* -1 */,
+    0x8080u /* -smallest normal */, 0x807Fu /* largest negative subnormal */,
+    0x8001u /* smallest */, 0x8000u /* -0 */, 0x0000u /* +0 */, 0x0001u,
+    0x007Fu /* subnormals */, 0x0080u /* smallest normal */, 0x3F80u /* 1 */,
+    0x3F81u /* 1 + 2^-7 */, 0x4000u /* 2 */, 0x7F7Fu /* max */, 0x7F80u /* +inf */,
+    0x7F81u /* +sNaN */, 0x7FC0u /* +qNaN */, 0x7FFFu /* +NaN, largest payload */};
+
 const uint64_t *t_special_list(clsort_type t, size_t *count) {
 #define LIST_(a) (*count = sizeof a / sizeof a[0], a)
   switch (t) {
@@ -442,6 +459,12 @@ const uint64_t *t_special_list(clsort_type t, size_t *count) {
     case CLSORT_F32: return LIST_(special_f32);
     case CLSORT_U64: return LIST_(special_u64);
     case CLSORT_I64: return LIST_(special_i64);
+    case CLSORT_U8: return LIST_(special_u8);
+    case CLSORT_I8: return LIST_(special_i8);
+    case CLSORT_U16: return LIST_(special_u16);
+    case CLSORT_I16: return LIST_(special_i16);
+    case CLSORT_F16: return LIST_(special_f16);
+    case CLSORT_BF16: return LIST_(special_bf16);
     default: return LIST_(special_f64);
   }
 #undef LIST_

@@ -17,8 +17,6 @@
 uint64_t t_order_key(clsort_type t, const void *p, size_t i);
 /* The inverse of t_order_key: the key's bits for an order-space value. */
 uint64_t t_from_order(clsort_type t, uint64_t u);
-/* Writes the low 4 or 8 bytes of `bits` as element i. */
-void t_put_bits(clsort_type t, void *p, size_t i, uint64_t bits);
 
 /* The bits [begin, end) of the order key that the options compare. */
 typedef struct t_key_range {

@@ -1,0 +1,24 @@
+/* widen.cl: the sorts' 8- and 16-bit keys as 32-bit keys and back
+ * (src/sorts/widen.c). A key becomes its order key (keys.cl: signed keys
+ * with the sign bit flipped, half floats by the float transform, total
+ * order), zero-extended: unsigned 32-bit keys whose order is the narrow
+ * keys' order and whose low KEY_BITS bits are the narrow order key, so the
+ * 32-bit sorts run them unchanged, bit ranges included (the radix sort
+ * then needs only the low one or two digits).
+ *
+ * Needs common.cl and keys.cl before it, with KEY_T uchar or ushort and
+ * KEY_BITS 8 or 16; `kind` as keys.cl's key_kind. Grid-stride loops over
+ * n; work-group WG_SIZE; no local memory. */
+
+/* wide[i] = the order key of keys[i] (ascending), zero-extended. */
+KERNEL void widen_keys(__global const KEY_T *keys, ulong n, int kind, __global uint *wide) {
+  ulong stride = get_global_size(0);
+  for (ulong i = get_global_id(0); i < n; i += stride) wide[i] = key_to_bits(keys[i], kind, 0);
+}
+
+/* keys[i] = the key whose order key is the low KEY_BITS of wide[i]. */
+KERNEL void narrow_keys(__global const uint *wide, ulong n, int kind, __global KEY_T *keys) {
+  ulong stride = get_global_size(0);
+  for (ulong i = get_global_id(0); i < n; i += stride)
+    keys[i] = bits_to_key((KEY_T)wide[i], kind, 0);
+}
