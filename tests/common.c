@@ -212,6 +212,7 @@ uint16_t t_half_from_double(clsort_type t, double v) {
   uint16_t sign = signbit(v) ? 0x8000u : 0;
   if (isnan(v)) return (uint16_t)(sign | (emax << fb) | (1u << (fb - 1)));
   double a = fabs(v);
+  if (isinf(a)) return (uint16_t)(sign | (emax << fb));
   int e;
   frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
   if (a == 0 || e - 1 < 1 - bias) {
@@ -231,15 +232,21 @@ uint16_t t_half_from_double(clsort_type t, double v) {
 /* --------------------------------------------------------------- poison */
 static const unsigned char poison_[4] = {0xDE, 0xAD, 0xBE, 0xEF};
 
+/* The pattern's phase follows the address, so that a guard poisoned from
+ * its own start (1- and 2-byte elements: any address) and one poisoned
+ * with the whole buffer read the same. Every buffer the tests poison
+ * starts 4-aligned (t_alloc, malloc), so copies keep the phase. */
+static unsigned char poison_at(const unsigned char *b) { return poison_[(uintptr_t)b & 3]; }
+
 void t_poison(void *p, size_t bytes) {
   unsigned char *b = p;
-  for (size_t i = 0; i < bytes; i++) b[i] = poison_[i & 3];
+  for (size_t i = 0; i < bytes; i++) b[i] = poison_at(b + i);
 }
 
 bool t_poison_intact(const void *p, size_t from, size_t to, char *msg, size_t msglen) {
   const unsigned char *b = p;
   for (size_t i = from; i < to; i++) {
-    if (b[i] != poison_[i & 3]) {
+    if (b[i] != poison_at(b + i)) {
       snprintf(msg, msglen, "byte %zu was written (0x%02x); bytes [%zu, %zu) must stay untouched",
                i, b[i], from, to);
       return false;

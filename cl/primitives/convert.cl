@@ -34,8 +34,8 @@ inline ushort f32_to_f16_bits(uint f) {
     uint e = a >> 23;
     if (e < 102u) return (ushort)sign;
     uint m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
-    uint q = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-    q += (rem > half || (rem == half && (q & 1u))) ? 1u : 0u;
+    uint q = m >> shift, rem = m & ((1u << shift) - 1u), tie = 1u << (shift - 1u);
+    q += (rem > tie || (rem == tie && (q & 1u))) ? 1u : 0u;
     return (ushort)(sign | q);
   }
   uint r = a - 0x38000000u; /* rebias the exponent: 127 -> 15 */

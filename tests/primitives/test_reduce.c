@@ -157,6 +157,65 @@ T_TEST(reduce_identities) {
   }
 }
 
+/* The half floats' min and max data: values in [-1, 2) times `scale`
+ * (f16 subnormals lie below 6.1e-5, bf16 ones below 1.2e-38), with
+ * infinities and NaNs of both signs and several payloads mixed in, which
+ * min and max ignore; or NaNs only, whose min and max are NaN. */
+static void fill_half(t_rng *r, clsort_type t, void *p, size_t n, double scale, bool all_nan) {
+  static const uint16_t nan_f16[] = {0x7E00u, 0xFE00u, 0x7C01u, 0xFFFFu, 0x7FFFu};
+  static const uint16_t nan_bf16[] = {0x7FC0u, 0xFFC0u, 0x7F81u, 0xFFFFu, 0x7FFFu};
+  const uint16_t *nans = t == CLSORT_F16 ? nan_f16 : nan_bf16;
+  t_fill_float(r, t, p, n, -1.0, 2.0, scale);
+  for (size_t i = 0; i < n; i++)
+    if (all_nan || t_rng_below(r, 16) == 0) t_put_bits(t, p, i, nans[t_rng_below(r, 5)]);
+  if (n > 8 && !all_nan && scale > 1) {
+    t_set_f(t, p, t_rng_below(r, n), INFINITY);
+    t_set_f(t, p, t_rng_below(r, n), -INFINITY);
+  }
+}
+
+/* _i = narrow type * 3 + op (u8, i8, u16, i16, f16, bf16): sums of the
+ * integer types wrap in the type; min and max of every type are exact
+ * (the half floats' NaNs ignored, subnormals included); n == 0 gives the
+ * identity; sums of half floats are CLSORT_ERROR_UNSUPPORTED. Host and
+ * buffer forms, the input untouched. */
+T_TEST(reduce_narrow) {
+  clsort_type t = t_narrow_types[_i / 3];
+  clsort_reduce_op op = (clsort_reduce_op)(_i % 3);
+  size_t es = clsort_type_size(t);
+  if (t_type_is_half(t) && op == CLSORT_REDUCE_SUM) {
+    uint16_t in[2] = {0x3C00u, 0x3C00u}, res = 7;
+    t_label("%s sum refused", clsort_type_name(t));
+    ASSERT_STATUS(clsort_reduce(T_CTX, t, op, in, 2, &res), CLSORT_ERROR_UNSUPPORTED);
+    ASSERT_STR_NONEMPTY(clsort_last_error_message());
+    ASSERT_EQ_U64(res, 7);
+    return;
+  }
+  t_rng r;
+  t_rng_init(&r, "reduce_narrow");
+  r.s[1] ^= (uint64_t)_i;
+  static const size_t sizes[] = {0, 1, 2, 33, 255, 257, 4097, 65537, 300007};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (int data = 0; data < (t_type_is_half(t) ? 3 : 1); data++) {
+      size_t n = sizes[i];
+      unsigned char *in = t_alloc(n * es + 1), *copy = t_alloc(n * es + 1), want[8];
+      if (!t_type_is_half(t))
+        t_fill_int(&r, t, in, n);
+      else
+        fill_half(&r, t, in, n, data == 1 ? (t == CLSORT_F16 ? 1e-4 : 1e-37) : 1e3, data == 2);
+      memcpy(copy, in, n * es);
+      t_ref_reduce(t, op, in, n, want, NULL, NULL);
+      for (int form = 0; form < 2; form++) {
+        t_label("%s %s n=%zu data %d %s", clsort_type_name(t), op_name(op), n, data,
+                form ? "buffer" : "host");
+        check_reduce(t, op, in, n, want, form);
+      }
+      ASSERT_EQ_ELEMS(in, copy, n, es);
+      t_release_now(in);
+      t_release_now(copy);
+    }
+}
+
 /* Fractional float sums within the scan's tolerance of the exact sum. */
 T_TEST(reduce_float_sum_tolerance) {
   clsort_type t = _i == 0 ? CLSORT_F32 : CLSORT_F64;
@@ -299,6 +358,7 @@ static void add(Suite *s, unsigned tiers) {
     TCase *tc = t_tcase(s, "reduce", true);
     tcase_add_loop_test(tc, reduce_exact, 0, 18);
     tcase_add_loop_test(tc, reduce_identities, 0, 6);
+    tcase_add_loop_test(tc, reduce_narrow, 0, 18);
     tcase_add_loop_test(tc, reduce_float_sum_tolerance, 0, 2);
     tcase_add_loop_test(tc, reduce_float_nan, 0, 2);
     tcase_add_loop_test(tc, reduce_int_extremes, 0, 6);

@@ -129,6 +129,36 @@ static void sizes_with_random(t_rng *r, size_t *sizes, size_t *count, size_t max
 
 /* ------------------------------------------------------------------ tests */
 
+/* _i = narrow type (u8, i8, u16, i16, f16, bf16): the integer ones scan
+ * exactly, wrapping in the type, host and buffer forms, in place or not;
+ * the half floats are refused with CLSORT_ERROR_UNSUPPORTED and the output
+ * left as it was. */
+T_TEST(scan_narrow) {
+  clsort_type t = t_narrow_types[_i];
+  t_rng r;
+  t_rng_init(&r, "scan_narrow");
+  r.s[0] ^= (uint64_t)t;
+  if (t_type_is_half(t)) {
+    uint16_t in[4] = {0x3C00u, 0x3C00u, 0x3C00u, 0x3C00u}, out[4] = {7, 7, 7, 7};
+    t_label("%s scan refused", clsort_type_name(t));
+    ASSERT_STATUS(clsort_scan(T_CTX, t, CLSORT_SCAN_INCLUSIVE, in, out, 4),
+                  CLSORT_ERROR_UNSUPPORTED);
+    ASSERT_STR_NONEMPTY(clsort_last_error_message());
+    ASSERT_EQ_U64(out[0], 7);
+    cl_mem b = t_buffer(sizeof in, in);
+    ASSERT_STATUS(clsort_scan_buffer(T_CTX, t, CLSORT_SCAN_EXCLUSIVE, b, b, 4, 0, NULL, NULL),
+                  CLSORT_ERROR_UNSUPPORTED);
+    t_release_now(b);
+    return;
+  }
+  static const size_t sizes[] = {0, 1, 33, 255, 256, 257, 1025, 4097, 65537, 300007};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      check_host_scan(&r, t, (clsort_scan_kind)k, sizes[i], i % 2);
+      if (sizes[i]) check_buffer_scan(&r, t, (clsort_scan_kind)k, sizes[i], i % 3 == 0);
+    }
+}
+
 T_TEST(scan_host_exact) {
   clsort_type t = t_all_types[_i];
   if (skip_f64(t)) return;
@@ -460,6 +490,7 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_loop_test(tc, scan_float_tolerance, 0, 2);
     tcase_add_loop_test(tc, scan_float_tolerance_detects_errors, 0, 2);
     tcase_add_loop_test(tc, scan_zero_length, 0, 6);
+    tcase_add_loop_test(tc, scan_narrow, 0, 6);
     tcase_add_test(tc, scan_buffer_waits_for_wait_list);
     tcase_add_test(tc, scan_buffer_many_waits_no_event);
     tcase_add_test(tc, scan_reuses_context);
