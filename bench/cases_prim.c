@@ -320,7 +320,8 @@ void bench_primitives(bench_state *s) {
     if (!(cfg->primitives & (1u << p))) continue;
     /* Bucket indices are always u32: one pass of sizes, whatever --types. */
     unsigned types = p == PRIM_BUCKET_OFFSETS ? 1u << KT_U32 : cfg->types;
-    for (int t = 0; t < KT_COUNT_; t++) {
+    /* The 8- and 16-bit types are benchmarked as sort keys only. */
+    for (int t = 0; t < KT_WIDE_COUNT_; t++) {
       if (!(types & (1u << t))) continue;
       for (size_t i = 0; i < cfg->num_sizes; i++) {
         prim_case c;

@@ -14,7 +14,9 @@
  * straight to the library. */
 _Static_assert(KT_U32 == (int)CLSORT_U32 && KT_I32 == (int)CLSORT_I32 && KT_F32 == (int)CLSORT_F32 &&
                    KT_U64 == (int)CLSORT_U64 && KT_I64 == (int)CLSORT_I64 &&
-                   KT_F64 == (int)CLSORT_F64,
+                   KT_F64 == (int)CLSORT_F64 && KT_U8 == (int)CLSORT_U8 && KT_I8 == (int)CLSORT_I8 &&
+                   KT_U16 == (int)CLSORT_U16 && KT_I16 == (int)CLSORT_I16 &&
+                   KT_F16 == (int)CLSORT_F16 && KT_BF16 == (int)CLSORT_BF16,
                "key_type must match clsort_type");
 
 static const char *const algo_names[ALGO_COUNT] = {"auto", "radix", "bitonic",

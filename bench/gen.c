@@ -67,6 +67,12 @@ static uint32_t *poisson_table(void) {
  * integers span their whole range, floats span [-1, 1). */
 static uint64_t from_position(key_type type, uint64_t pos) {
   double x;
+  if (kt_size(type) <= 2 && !kt_is_half(type)) return kt_unorder(type, pos >> (64 - 8 * kt_size(type)));
+  if (kt_is_half(type)) {
+    /* Halves of [-1, 1) in order: rounding may merge neighbours, never swap them. */
+    x = ldexp((double)(pos >> 11), -52) - 1.0;
+    return kt_half_from_double(type, x);
+  }
   switch (type) {
     case KT_U32: return pos >> 32;
     case KT_I32: return (pos >> 32) ^ 0x80000000u;
@@ -91,6 +97,7 @@ static uint64_t from_position(key_type type, uint64_t pos) {
 
 /* A small non-negative integer as a key of `type`. */
 static uint64_t from_integer(key_type type, uint64_t v) {
+  if (kt_is_half(type)) return kt_half_from_double(type, (double)v);
   if (type == KT_F32) {
     float f = (float)v;
     uint32_t bits;

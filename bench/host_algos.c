@@ -136,13 +136,25 @@ CMP_FN(cmp_i64_desc, int64_t, b, a)
 CMP_FN(cmp_f32_desc, uint32_t, kt_order(KT_F32, b), kt_order(KT_F32, a))
 CMP_FN(cmp_f64_desc, uint64_t, kt_order(KT_F64, b), kt_order(KT_F64, a))
 
+CMP_FN(cmp_u8, uint8_t, a, b)
+CMP_FN(cmp_u16, uint16_t, a, b)
+
 typedef int (*cmp_fn)(const void *, const void *);
 
+static void to_order(key_type type, void *keys, size_t n, int descending, int back);
+
 void host_qsort_keys(key_type type, void *keys, size_t n, int descending) {
-  static const cmp_fn asc[KT_COUNT_] = {cmp_u32, cmp_i32, cmp_f32, cmp_u64, cmp_i64, cmp_f64};
-  static const cmp_fn desc[KT_COUNT_] = {cmp_u32_desc, cmp_i32_desc, cmp_f32_desc,
-                                         cmp_u64_desc, cmp_i64_desc, cmp_f64_desc};
-  qsort(keys, n, kt_size(type), descending ? desc[type] : asc[type]);
+  static const cmp_fn asc[KT_WIDE_COUNT_] = {cmp_u32, cmp_i32, cmp_f32, cmp_u64, cmp_i64, cmp_f64};
+  static const cmp_fn desc[KT_WIDE_COUNT_] = {cmp_u32_desc, cmp_i32_desc, cmp_f32_desc,
+                                              cmp_u64_desc, cmp_i64_desc, cmp_f64_desc};
+  if (type < KT_WIDE_COUNT_) {
+    qsort(keys, n, kt_size(type), descending ? desc[type] : asc[type]);
+    return;
+  }
+  /* 8- and 16-bit keys: qsort of their unsigned order keys. */
+  to_order(type, keys, n, descending, 0);
+  qsort(keys, n, kt_size(type), kt_size(type) == 1 ? cmp_u8 : cmp_u16);
+  to_order(type, keys, n, descending, 1);
 }
 
 typedef struct packed_pair {
@@ -166,7 +178,7 @@ void host_qsort_pairs(key_type type, void *keys, void *values, size_t value_size
   qsort(p, n, sizeof *p, cmp_pair);
   for (size_t i = 0; i < n; i++) {
     uint64_t o = descending ? ~p[i].order : p[i].order;
-    kt_store(type, keys, i, kt_unorder(type, kt_size(type) == 4 ? (o & 0xffffffffu) : o));
+    kt_store(type, keys, i, kt_unorder(type, o & kt_mask(type)));
     if (value_size == 4) {
       kt_store(KT_U32, values, i, p[i].value);
     } else {
@@ -179,7 +191,7 @@ void host_qsort_pairs(key_type type, void *keys, void *values, size_t value_size
 /* Transforms keys to their unsigned order (inverted for descending), so the
  * passes only ever sort unsigned integers ascending. */
 static void to_order(key_type type, void *keys, size_t n, int descending, int back) {
-  uint64_t mask = kt_size(type) == 4 ? 0xffffffffu : UINT64_MAX;
+  uint64_t mask = kt_mask(type);
   for (size_t i = 0; i < n; i++) {
     uint64_t k = kt_load(type, keys, i);
     if (back) {
@@ -242,6 +254,28 @@ static void radix32(void *keys, void *values, void *tmp_keys, void *tmp_values, 
   }
 }
 
+static void radix8(void *keys, void *values, void *tmp_keys, void *tmp_values, size_t n,
+                   size_t value_size) {
+  if (!values) {
+    RADIX_BODY(uint8_t, uint32_t, 0);
+  } else if (value_size == 4) {
+    RADIX_BODY(uint8_t, uint32_t, 1);
+  } else {
+    RADIX_BODY(uint8_t, uint64_t, 1);
+  }
+}
+
+static void radix16(void *keys, void *values, void *tmp_keys, void *tmp_values, size_t n,
+                    size_t value_size) {
+  if (!values) {
+    RADIX_BODY(uint16_t, uint32_t, 0);
+  } else if (value_size == 4) {
+    RADIX_BODY(uint16_t, uint32_t, 1);
+  } else {
+    RADIX_BODY(uint16_t, uint64_t, 1);
+  }
+}
+
 static void radix64(void *keys, void *values, void *tmp_keys, void *tmp_values, size_t n,
                     size_t value_size) {
   if (!values) {
@@ -256,7 +290,11 @@ static void radix64(void *keys, void *values, void *tmp_keys, void *tmp_values, 
 void host_radix_pairs(key_type type, void *keys, void *values, size_t value_size, void *tmp_keys,
                       void *tmp_values, size_t n, int descending) {
   to_order(type, keys, n, descending, 0);
-  if (kt_size(type) == 4) {
+  if (kt_size(type) == 1) {
+    radix8(keys, values, tmp_keys, tmp_values, n, value_size);
+  } else if (kt_size(type) == 2) {
+    radix16(keys, values, tmp_keys, tmp_values, n, value_size);
+  } else if (kt_size(type) == 4) {
     radix32(keys, values, tmp_keys, tmp_values, n, value_size);
   } else {
     radix64(keys, values, tmp_keys, tmp_values, n, value_size);

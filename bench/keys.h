@@ -22,64 +22,100 @@ typedef enum key_type {
   KT_U64 = 3,
   KT_I64 = 4,
   KT_F64 = 5,
-  KT_COUNT_ = 6
+  KT_U8 = 6,
+  KT_I8 = 7,
+  KT_U16 = 8,
+  KT_I16 = 9,
+  KT_F16 = 10, /* IEEE binary16 bits */
+  KT_BF16 = 11, /* bfloat16 bits */
+  KT_COUNT_ = 12
 } key_type;
+/* The 32- and 64-bit types (the first six): what "all" means in lists of
+ * types, and the only ones the primitives' benchmark runs. */
+#define KT_WIDE_COUNT_ 6
 
-static inline size_t kt_size(key_type t) { return (t == KT_U64 || t == KT_I64 || t == KT_F64) ? 8u : 4u; }
+static inline size_t kt_size(key_type t) {
+  if (t == KT_U64 || t == KT_I64 || t == KT_F64) return 8u;
+  if (t == KT_U8 || t == KT_I8) return 1u;
+  return t >= KT_U16 ? 2u : 4u;
+}
 
-static inline int kt_is_float(key_type t) { return t == KT_F32 || t == KT_F64; }
+static inline int kt_is_half(key_type t) { return t == KT_F16 || t == KT_BF16; }
+static inline int kt_is_float(key_type t) { return t == KT_F32 || t == KT_F64 || kt_is_half(t); }
+static inline int kt_is_signed(key_type t) {
+  return t == KT_I32 || t == KT_I64 || t == KT_I8 || t == KT_I16;
+}
+
+/* The type's bits: 0xff .. UINT64_MAX. */
+static inline uint64_t kt_mask(key_type t) {
+  return kt_size(t) == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * kt_size(t))) - 1;
+}
 
 /* "u32", ... or NULL for an unknown type. */
 const char *kt_name(key_type t);
 /* Parses a type name; returns 1 on success, 0 for an unknown name. */
 int kt_parse(const char *name, key_type *out);
 
+/* The value of half-float bits (KT_F16 or KT_BF16), exactly; and the bits
+ * of the half float nearest v (ties to even; overflow to infinity; a NaN
+ * becomes the quiet NaN of its sign). half.c. */
+double kt_half_to_double(key_type t, uint16_t bits);
+uint16_t kt_half_from_double(key_type t, double v);
+
 /* The raw bits of element i, zero-extended to 64 bits. */
 static inline uint64_t kt_load(key_type t, const void *base, size_t i) {
-  if (kt_size(t) == 4) {
+  size_t es = kt_size(t);
+  const unsigned char *p = (const unsigned char *)base + i * es;
+  if (es == 1) return *p;
+  if (es == 2) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+  }
+  if (es == 4) {
     uint32_t v;
-    memcpy(&v, (const unsigned char *)base + i * 4, 4);
+    memcpy(&v, p, 4);
     return v;
   }
   uint64_t v;
-  memcpy(&v, (const unsigned char *)base + i * 8, 8);
+  memcpy(&v, p, 8);
   return v;
 }
 
 static inline void kt_store(key_type t, void *base, size_t i, uint64_t bits) {
-  if (kt_size(t) == 4) {
+  size_t es = kt_size(t);
+  unsigned char *p = (unsigned char *)base + i * es;
+  if (es == 1) {
+    *p = (unsigned char)bits;
+  } else if (es == 2) {
+    uint16_t v = (uint16_t)bits;
+    memcpy(p, &v, 2);
+  } else if (es == 4) {
     uint32_t v = (uint32_t)bits;
-    memcpy((unsigned char *)base + i * 4, &v, 4);
+    memcpy(p, &v, 4);
   } else {
-    memcpy((unsigned char *)base + i * 8, &bits, 8);
+    memcpy(p, &bits, 8);
   }
 }
 
 /* Maps raw bits to an unsigned integer with the same order as the keys:
  * signed integers flip the sign bit; floats flip every bit when negative,
  * else the sign bit. This gives libclsort's total order for floats
- * (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN). */
+ * (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN), half floats
+ * included. */
 static inline uint64_t kt_order(key_type t, uint64_t raw) {
-  switch (t) {
-    case KT_I32: return raw ^ 0x80000000u;
-    case KT_F32: return (raw & 0x80000000u) ? (~raw & 0xffffffffu) : (raw | 0x80000000u);
-    case KT_I64: return raw ^ 0x8000000000000000u;
-    case KT_F64:
-      return (raw & 0x8000000000000000u) ? ~raw : (raw | 0x8000000000000000u);
-    default: return raw;
-  }
+  uint64_t all = kt_mask(t), sign = all ^ (all >> 1);
+  if (kt_is_signed(t)) return raw ^ sign;
+  if (kt_is_float(t)) return (raw & sign) ? (~raw & all) : (raw | sign);
+  return raw;
 }
 
 /* The inverse of kt_order. */
 static inline uint64_t kt_unorder(key_type t, uint64_t ord) {
-  switch (t) {
-    case KT_I32: return ord ^ 0x80000000u;
-    case KT_F32: return (ord & 0x80000000u) ? (ord & 0x7fffffffu) : (~ord & 0xffffffffu);
-    case KT_I64: return ord ^ 0x8000000000000000u;
-    case KT_F64:
-      return (ord & 0x8000000000000000u) ? (ord & 0x7fffffffffffffffu) : ~ord;
-    default: return ord;
-  }
+  uint64_t all = kt_mask(t), sign = all ^ (all >> 1);
+  if (kt_is_signed(t)) return ord ^ sign;
+  if (kt_is_float(t)) return (ord & sign) ? (ord & ~sign) : (~ord & all);
+  return ord;
 }
 
 #ifdef __cplusplus

@@ -18,7 +18,8 @@ import sys
 import time
 
 TYPES = {'u32': 'uint32', 'i32': 'int32', 'f32': 'float32',
-         'u64': 'uint64', 'i64': 'int64', 'f64': 'float64'}
+         'u64': 'uint64', 'i64': 'int64', 'f64': 'float64',
+         'u8': 'uint8', 'i8': 'int8', 'u16': 'uint16', 'i16': 'int16'}
 
 
 def record(args, **fields):

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_names[KT_COUNT_] = {"u32", "i32", "f32", "u64", "i64", "f64"};
+static const char *const type_names[KT_COUNT_] = {"u32", "i32", "f32", "u64", "i64", "f64",
+                                                   "u8",  "i8",  "u16", "i16", "f16", "bf16"};
 
 const char *kt_name(key_type t) { return (unsigned)t < KT_COUNT_ ? type_names[t] : NULL; }
 

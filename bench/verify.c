@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t type_mask(key_type t) { return kt_size(t) == 4 ? 0xffffffffu : UINT64_MAX; }
+static uint64_t type_mask(key_type t) { return kt_mask(t); }
 
 static double load_float(key_type t, const void *base, size_t i) {
   if (t == KT_F32) {

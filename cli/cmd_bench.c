@@ -31,7 +31,8 @@ static const char usage[] =
     "                       2^20, 1000, 3M (default 10-28; cases that do not fit\n"
     "                       the device are skipped)\n"
     "  --sort-sizes LIST    sort sizes (default: as --sizes)\n"
-    "  --types LIST         u32,i32,f32,u64,i64,f64 or all (default u32,u64)\n"
+    "  --types LIST         u32,i32,f32,u64,i64,f64 or all (those six),\n"
+    "                       and u8,i8,u16,i16,f16,bf16 (sorts only) (default u32,u64)\n"
     "  --primitives LIST    scan (exclusive), scan-inclusive, reduce (sum),\n"
     "                       reduce-min, reduce-max, compact, split, bucket-offsets,\n"
     "                       all or none (default scan,reduce,compact,split,\n"
@@ -87,7 +88,7 @@ static int add_item(const char *item, void *user) {
     case L_TYPES: {
       key_type t;
       if (strcmp(item, "all") == 0) {
-        l->mask = (1u << KT_COUNT_) - 1;
+        l->mask = (1u << KT_WIDE_COUNT_) - 1;
         return 1;
       }
       if (!kt_parse(item, &t)) return 0;

@@ -20,7 +20,8 @@ static const char usage[] =
     "options:\n"
     "  --device SPEC       P:D, gpu, cpu or part of the device name (default:\n"
     "                      $CLSORT_DEVICE, else the library's default device)\n"
-    "  --types LIST        u32,i32,f32,u64,i64,f64 or all (default all)\n"
+    "  --types LIST        u32,i32,f32,u64,i64,f64 or all (those six),\n"
+    "                      and u8,i8,u16,i16,f16,bf16 (default all)\n"
     "  --algorithms LIST   auto,radix,bitonic,sample,merge,quick, all or none\n"
     "                      (default all: every algorithm but auto, which picks\n"
     "                      among radix and bitonic)\n"
@@ -67,7 +68,7 @@ static int add_item(const char *item, void *user) {
   switch (l->kind) {
     case L_TYPES: {
       key_type t;
-      if (all) l->mask = (1u << KT_COUNT_) - 1;
+      if (all) l->mask = (1u << KT_WIDE_COUNT_) - 1;
       else if (kt_parse(item, &t)) l->mask |= 1u << t;
       else return 0;
       return 1;
@@ -126,7 +127,7 @@ static void item(clsort_context *ctx, prepare_stats *s, clsort_operation op, cls
 
 int cmd_prepare(int argc, char **argv) {
   const char *device = NULL;
-  unsigned types = (1u << KT_COUNT_) - 1;
+  unsigned types = (1u << KT_WIDE_COUNT_) - 1;
   unsigned algorithms = ((1u << ALGO_COUNT) - 1) & ~(1u << CLSORT_AUTO);
   unsigned data = D_KEYS | D_PAIRS | D_ARGSORT, sizes = 4 | 8, prims = P_ALL;
   for (int i = 1; i < argc; i++) {

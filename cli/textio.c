@@ -22,6 +22,8 @@ static const char *parse_one(key_type t, const char *s, uint64_t *bits) {
   char *end = NULL;
   errno = 0;
   switch (t) {
+    case KT_U8:
+    case KT_U16:
     case KT_U32:
     case KT_U64: {
       /* strtoull takes "-1" and wraps it around: a sign is refused here. */
@@ -31,18 +33,31 @@ static const char *parse_one(key_type t, const char *s, uint64_t *bits) {
       }
       unsigned long long v = strtoull(s, &end, 10);
       if (*end) return "not a decimal integer";
-      if (errno == ERANGE || (t == KT_U32 && v > UINT32_MAX)) return "out of range";
+      if (errno == ERANGE || v > kt_mask(t)) return "out of range";
       *bits = v;
       return NULL;
     }
+    case KT_I8:
+    case KT_I16:
     case KT_I32:
     case KT_I64: {
       const char *digits = s + (s[0] == '-' || s[0] == '+');
       if (*digits < '0' || *digits > '9') return "not a decimal integer";
       long long v = strtoll(s, &end, 10);
       if (*end) return "not a decimal integer";
-      if (errno == ERANGE || (t == KT_I32 && (v < INT32_MIN || v > INT32_MAX))) return "out of range";
-      *bits = t == KT_I32 ? (uint64_t)(uint32_t)(int32_t)v : (uint64_t)v;
+      long long most = (long long)(kt_mask(t) >> 1);
+      if (errno == ERANGE || v > most || v < -most - 1) return "out of range";
+      *bits = (uint64_t)v & kt_mask(t);
+      return NULL;
+    }
+    case KT_F16:
+    case KT_BF16: {
+      /* Read as a double, rounded once to the half float. */
+      double v = strtod(s, &end);
+      if (end == s || *end) return "not a number";
+      uint16_t h = kt_half_from_double(t, v);
+      if (isinf(kt_half_to_double(t, h)) && !isinf(v)) return "out of range";
+      *bits = h;
       return NULL;
     }
     case KT_F32: {
@@ -136,9 +151,16 @@ int text_format(key_type t, const void *keys, size_t n, char **text, size_t *len
     uint64_t b = kt_load(t, keys, i);
     char *buf = out + at;
     switch (t) {
+      case KT_U8:
+      case KT_U16:
       case KT_U32:
       case KT_U64: at += (size_t)sprintf(buf, "%" PRIu64 "\n", b); break;
+      case KT_I8: at += (size_t)sprintf(buf, "%d\n", (int)(int8_t)(uint8_t)b); break;
+      case KT_I16: at += (size_t)sprintf(buf, "%d\n", (int)(int16_t)(uint16_t)b); break;
       case KT_I32: at += (size_t)sprintf(buf, "%" PRId32 "\n", (int32_t)(uint32_t)b); break;
+      /* 5 (f16) and 4 (bf16) significant digits read back to the same bits. */
+      case KT_F16: at += format_float(buf, kt_half_to_double(t, (uint16_t)b), 5); break;
+      case KT_BF16: at += format_float(buf, kt_half_to_double(t, (uint16_t)b), 4); break;
       case KT_I64: at += (size_t)sprintf(buf, "%" PRId64 "\n", (int64_t)b); break;
       case KT_F32: {
         uint32_t b32 = (uint32_t)b;

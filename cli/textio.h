@@ -10,7 +10,8 @@
 /* Parses `len` bytes of text, one number of type t per line (blanks around
  * it and a final '\r' allowed; the last line may lack its newline), into a
  * malloc'ed array *keys of *n elements. Integers are decimal with an
- * optional sign, in range for the type; floats take any spelling strtod
+ * optional sign, in range for the type; floats (f16 and bf16 rounded once
+ * to nearest from the value strtod reads) take any spelling strtod
  * reads (1.5, -2e-3, 0x1p-3, inf, -inf, nan, -nan, -0), and must not
  * overflow the type. On a malformed line returns 0 with "NAME:LINE: why" in
  * err. */
@@ -18,7 +19,8 @@ int text_parse(key_type t, const char *name, const char *text, size_t len, void 
                char *err, size_t err_size);
 
 /* Formats n elements, one a line, into a malloc'ed buffer (*text, *len).
- * Integers in decimal; floats with 9 (f32) or 17 (f64) significant digits,
+ * Integers in decimal; floats with 9 (f32), 17 (f64), 5 (f16) or 4 (bf16)
+ * significant digits,
  * which read back to the same bits, and nan, -nan, inf, -inf, -0 spelled so
  * that strtod reads them (a NaN's payload is not kept: every NaN reads back
  * as the default quiet NaN of its sign). Argsort's indices are formatted
