@@ -1566,6 +1566,84 @@ T_TEST(text_round_trips_every_type) {
   }
 }
 
+/* The tool's spelling of a half float: 5 (f16) or 4 (bf16) significant
+ * digits, and nan, -nan, inf, -inf, -0. */
+static void spell_half(clsort_type t, uint16_t h, char *buf, size_t cap) {
+  double v = t_half_to_double(t, h);
+  if (isnan(v))
+    snprintf(buf, cap, "%s", (h & 0x8000u) ? "-nan" : "nan");
+  else if (isinf(v))
+    snprintf(buf, cap, "%s", v < 0 ? "-inf" : "inf");
+  else
+    snprintf(buf, cap, "%.*g", t == CLSORT_F16 ? 5 : 4, v);
+}
+
+/* Every bit pattern of f16 and bf16 as text (in the tool's spelling), and
+ * every value of i8 and u16: sorted by the tool, each line reads back to
+ * the bits that went in (NaNs to the quiet NaN of their sign), spelled as
+ * the rule says, in total order. Values out of range are refused. */
+T_TEST(text_narrow_types_round_trip_every_value) {
+  static const clsort_type types[] = {CLSORT_F16, CLSORT_BF16, CLSORT_I8, CLSORT_U16};
+  for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+    clsort_type t = types[ti];
+    size_t count = (size_t)1 << (8 * clsort_type_size(t)), len = 0;
+    char *text = t_alloc(count * 16 + 1);
+    unsigned char *want = t_alloc(count * 2), *got = t_alloc(count * 2 + 16);
+    for (size_t i = 0; i < count; i++) {
+      char line[32];
+      if (t_type_is_half(t)) {
+        uint16_t h = (uint16_t)i;
+        spell_half(t, h, line, sizeof line);
+        /* NaNs read back as the quiet NaN of their sign. */
+        t_put_bits(t, want, i, t_half_from_double(t, t_half_to_double(t, h)) | (h & 0x8000u));
+        if (!isnan(t_half_to_double(t, h))) t_put_bits(t, want, i, h);
+      } else {
+        t_put_bits(t, want, i, i);
+        snprintf(line, sizeof line, "%" PRId64,
+                 t == CLSORT_I8 ? (int64_t)(int8_t)(uint8_t)i : (int64_t)i);
+      }
+      len += (size_t)sprintf(text + len, "%s\n", line);
+    }
+    write_whole(path_in(work_, "in.txt"), text, len);
+    const char *name = clsort_type_name(t);
+    t_label("%s: every value through --text", name);
+    run_result r = RUN("sort", "--type", name, "--text", "in.txt");
+    expect_status(&r, 0);
+    size_t n = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(r.out, "\n", &save); line && n < count;
+         line = strtok_r(NULL, "\n", &save)) {
+      char again[32];
+      if (t_type_is_half(t)) {
+        uint16_t h = t_half_from_double(t, strtod(line, NULL));
+        if (isnan(t_half_to_double(t, h)) && line[0] == '-') h |= 0x8000u;
+        t_put_bits(t, got, n, h);
+        spell_half(t, h, again, sizeof again);
+      } else {
+        long long v = strtoll(line, NULL, 10);
+        t_put_bits(t, got, n, (uint64_t)v);
+        snprintf(again, sizeof again, "%lld", v);
+      }
+      ASSERT_EQ_STR(line, again);
+      n++;
+    }
+    ASSERT_EQ_U64(n, count);
+    check_sorted_keys(t, want, got, n, false);
+  }
+  static const char *const bad[][3] = {
+      {"i8", "128", "out of range"},   {"i8", "-129", "out of range"},
+      {"u8", "-1", "negative"},        {"u16", "65536", "out of range"},
+      {"i16", "32768", "out of range"}, {"f16", "65520", "out of range"},
+      {"bf16", "1e39", "out of range"}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    write_whole(path_in(work_, "in.txt"), bad[k][1], strlen(bad[k][1]));
+    t_label("%s %s refused", bad[k][0], bad[k][1]);
+    run_result r = RUN("sort", "--type", bad[k][0], "--text", "in.txt");
+    ASSERT_TRUE(r.status != 0);
+    ASSERT_TRUE(strstr(r.err, bad[k][2]) != NULL);
+  }
+}
+
 /* A malformed line stops the sort with its name and line number; nothing
  * is written. */
 T_TEST(text_errors_name_the_line) {
@@ -1766,6 +1844,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, bits_compare_only_a_range);
   tcase_add_test(tc, value_size_is_inferred_from_the_file_sizes);
   tcase_add_test(tc, text_round_trips_every_type);
+  tcase_add_test(tc, text_narrow_types_round_trip_every_value);
   tcase_add_test(tc, text_errors_name_the_line);
   tcase_add_test(tc, progress_only_on_a_terminal);
   tcase_add_test(tc, build_notice_once_then_never_with_a_warm_cache);
