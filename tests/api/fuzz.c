@@ -142,8 +142,9 @@ typedef struct pattern {
 } pattern;
 
 static uint64_t draw_value(t_rng *r, clsort_type t, const pattern *p) {
-  unsigned bits = (unsigned)clsort_type_size(t) * 8, mant = t == CLSORT_F32 ? 23 : 52;
-  uint64_t all = bits == 32 ? 0xFFFFFFFFu : UINT64_MAX, sign = (uint64_t)1 << (bits - 1);
+  unsigned bits = (unsigned)clsort_type_size(t) * 8;
+  unsigned mant = t == CLSORT_F32 ? 23 : t == CLSORT_F16 ? 10 : t == CLSORT_BF16 ? 7 : 52;
+  uint64_t all = t_type_mask(t), sign = (uint64_t)1 << (bits - 1);
   uint64_t mmask = ((uint64_t)1 << mant) - 1, emask = (all ^ sign) & ~mmask;
   bool fl = t_type_is_float(t);
   uint64_t x = t_rng_next(r) & all, neg = (t_rng_next(r) & 1) ? sign : 0;
@@ -172,6 +173,7 @@ static uint64_t draw_value(t_rng *r, clsort_type t, const pattern *p) {
       int64_t v = (int64_t)below(r, 201) - 100;
       if (!fl) return (uint64_t)v & all;
       double d = (double)v / (below(r, 2) ? 1.0 : 4.0);
+      if (t_type_is_half(t)) return t_half_from_double(t, d);
       if (t == CLSORT_F32) {
         float f = (float)d;
         uint32_t b;
@@ -479,7 +481,7 @@ static clsort_status options_defect(t_rng *r, int d, clsort_type *t, clsort_opti
   unsigned bits = (unsigned)clsort_type_size(*t) * 8;
   switch (d) {
     case X_TYPE: {
-      static const int bad[4] = {6, 7, -1, 1000};
+      static const int bad[4] = {12, 13, -1, 1000};
       *t = (clsort_type)bad[below(r, 4)];
       break;
     }
@@ -528,8 +530,14 @@ static void check_sorted_output(clsort_type t, const unsigned char *keys, const 
   t_release_now(perm);
 }
 
+/* Any key type: the six 32- and 64-bit ones, and the 8- and 16-bit ones
+ * as often. */
+static clsort_type draw_type(t_rng *r) {
+  return below(r, 2) ? t_all_types[below(r, 6)] : t_narrow_types[below(r, 6)];
+}
+
 static void case_sort(t_rng *r, int e) {
-  clsort_type t = t_all_types[below(r, 6)];
+  clsort_type t = draw_type(r);
   clsort_options o = draw_options(r, t);
   size_t n = pick_n(r, cfg.max_n);
   bool buffer = e == E_SORT_BUFFER, indices = e == E_ARGSORT;
@@ -701,7 +709,7 @@ static const char *const op_names[3] = {"sum", "min", "max"};
 
 static void case_scan(t_rng *r, int e) {
   bool buffer = e == E_SCAN_BUFFER;
-  clsort_type t = t_all_types[below(r, 6)];
+  clsort_type t = draw_type(r);
   clsort_scan_kind kind = (clsort_scan_kind)below(r, 2);
   size_t n = pick_n(r, cfg.max_n), es;
   bool in_place = chance(r, 25);
@@ -710,6 +718,7 @@ static void case_scan(t_rng *r, int e) {
   int defect = draw_defect(r, allowed);
   if (defect) {
     if (t == CLSORT_F64 && !has_fp64) t = CLSORT_F32;
+    if (t_type_is_half(t)) t = CLSORT_I16; /* refused before any defect is seen */
     if (n == 0) n = 1 + (size_t)below(r, 300);
   }
   es = clsort_type_size(t);
@@ -725,10 +734,11 @@ static void case_scan(t_rng *r, int e) {
   clsort_type ct = t;
   clsort_scan_kind ck = kind;
   size_t cn = n;
-  clsort_status want = t == CLSORT_F64 && !has_fp64 ? CLSORT_ERROR_UNSUPPORTED : CLSORT_SUCCESS;
+  bool refused = (t == CLSORT_F64 && !has_fp64) || t_type_is_half(t); /* half: no scans */
+  clsort_status want = refused ? CLSORT_ERROR_UNSUPPORTED : CLSORT_SUCCESS;
   if (defect) want = CLSORT_ERROR_INVALID_ARGUMENT;
   if (defect == X_CTX) ctx = NULL;
-  if (defect == X_TYPE) ct = (clsort_type)(6 + (int)below(r, 4));
+  if (defect == X_TYPE) ct = (clsort_type)(12 + (int)below(r, 4));
   if (defect == X_OP) ck = (clsort_scan_kind)(2 + (int)below(r, 5));
   if (defect == X_TOO_LARGE) cn = huge_n(r, es), want = CLSORT_ERROR_TOO_LARGE;
   if (defect == X_SHORT) cn = n + GUARD + 1 + (size_t)below(r, 8);
@@ -839,7 +849,7 @@ static void check_reduce_result(clsort_type t, clsort_reduce_op op, const unsign
 
 static void case_reduce(t_rng *r, int e) {
   bool buffer = e == E_REDUCE_BUFFER;
-  clsort_type t = t_all_types[below(r, 6)];
+  clsort_type t = draw_type(r);
   clsort_reduce_op op = (clsort_reduce_op)below(r, 3);
   size_t n = pick_n(r, cfg.max_n);
   unsigned allowed = BIT(X_CTX) | BIT(X_TYPE) | BIT(X_NULL_DATA) | BIT(X_NULL_AUX) |
@@ -848,6 +858,7 @@ static void case_reduce(t_rng *r, int e) {
   int defect = draw_defect(r, allowed);
   if (defect) {
     if (t == CLSORT_F64 && !has_fp64) t = CLSORT_F32;
+    if (t_type_is_half(t) && op == CLSORT_REDUCE_SUM) t = CLSORT_U8; /* refused first */
     if (n == 0) n = 1 + (size_t)below(r, 300);
   }
   size_t es = clsort_type_size(t);
@@ -863,10 +874,11 @@ static void case_reduce(t_rng *r, int e) {
   clsort_type ct = t;
   clsort_reduce_op cop = op;
   size_t cn = n;
-  clsort_status want = t == CLSORT_F64 && !has_fp64 ? CLSORT_ERROR_UNSUPPORTED : CLSORT_SUCCESS;
+  bool refused = (t == CLSORT_F64 && !has_fp64) || (t_type_is_half(t) && op == CLSORT_REDUCE_SUM);
+  clsort_status want = refused ? CLSORT_ERROR_UNSUPPORTED : CLSORT_SUCCESS;
   if (defect) want = CLSORT_ERROR_INVALID_ARGUMENT;
   if (defect == X_CTX) ctx = NULL;
-  if (defect == X_TYPE) ct = (clsort_type)(6 + (int)below(r, 4));
+  if (defect == X_TYPE) ct = (clsort_type)(12 + (int)below(r, 4));
   if (defect == X_OP) cop = (clsort_reduce_op)(3 + (int)below(r, 5));
   if (defect == X_TOO_LARGE) cn = huge_n(r, es), want = CLSORT_ERROR_TOO_LARGE;
   if (defect == X_SHORT) cn = n + GUARD + 1 + (size_t)below(r, 8);
@@ -1165,8 +1177,9 @@ static void case_names(t_rng *r) {
     ASSERT_EQ_STR(text, "unknown status");
   }
   clsort_type t = (clsort_type)(s + 4);
-  bool tknown = s + 4 >= 0 && s + 4 <= 5;
-  ASSERT_EQ_U64(clsort_type_size(t), tknown ? (s + 4 < 3 ? 4 : 8) : 0);
+  bool tknown = s + 4 >= 0 && s + 4 <= 11;
+  static const size_t sizes[12] = {4, 4, 4, 8, 8, 8, 1, 1, 2, 2, 2, 2};
+  ASSERT_EQ_U64(clsort_type_size(t), tknown ? sizes[s + 4] : 0);
   if (tknown)
     ASSERT_STR_NONEMPTY(clsort_type_name(t));
   else
