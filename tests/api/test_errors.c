@@ -280,7 +280,7 @@ T_TEST(invalid_argument_null_pointer) {
 
 T_TEST(invalid_argument_unknown_type) {
   const clsort_status E = CLSORT_ERROR_INVALID_ARGUMENT;
-  static const int bad[] = {99, -1, 6};
+  static const int bad[] = {99, -1, 12};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     clsort_type t = (clsort_type)bad[i];
     t_label("type %d", bad[i]);
