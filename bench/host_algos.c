@@ -243,49 +243,23 @@ static void to_order(key_type type, void *keys, size_t n, int descending, int ba
     }                                                                                  \
   } while (0)
 
-static void radix32(void *keys, void *values, void *tmp_keys, void *tmp_values, size_t n,
-                    size_t value_size) {
-  if (!values) {
-    RADIX_BODY(uint32_t, uint32_t, 0);
-  } else if (value_size == 4) {
-    RADIX_BODY(uint32_t, uint32_t, 1);
-  } else {
-    RADIX_BODY(uint32_t, uint64_t, 1);
+/* One radix sort per key width, each dispatching on the value width. */
+#define RADIX_FN(name, K)                                                           \
+  static void name(void *keys, void *values, void *tmp_keys, void *tmp_values, size_t n, \
+                   size_t value_size) {                                             \
+    if (!values) {                                                                  \
+      RADIX_BODY(K, uint32_t, 0);                                                   \
+    } else if (value_size == 4) {                                                   \
+      RADIX_BODY(K, uint32_t, 1);                                                   \
+    } else {                                                                        \
+      RADIX_BODY(K, uint64_t, 1);                                                   \
+    }                                                                               \
   }
-}
 
-static void radix8(void *keys, void *values, void *tmp_keys, void *tmp_values, size_t n,
-                   size_t value_size) {
-  if (!values) {
-    RADIX_BODY(uint8_t, uint32_t, 0);
-  } else if (value_size == 4) {
-    RADIX_BODY(uint8_t, uint32_t, 1);
-  } else {
-    RADIX_BODY(uint8_t, uint64_t, 1);
-  }
-}
-
-static void radix16(void *keys, void *values, void *tmp_keys, void *tmp_values, size_t n,
-                    size_t value_size) {
-  if (!values) {
-    RADIX_BODY(uint16_t, uint32_t, 0);
-  } else if (value_size == 4) {
-    RADIX_BODY(uint16_t, uint32_t, 1);
-  } else {
-    RADIX_BODY(uint16_t, uint64_t, 1);
-  }
-}
-
-static void radix64(void *keys, void *values, void *tmp_keys, void *tmp_values, size_t n,
-                    size_t value_size) {
-  if (!values) {
-    RADIX_BODY(uint64_t, uint32_t, 0);
-  } else if (value_size == 4) {
-    RADIX_BODY(uint64_t, uint32_t, 1);
-  } else {
-    RADIX_BODY(uint64_t, uint64_t, 1);
-  }
-}
+RADIX_FN(radix8, uint8_t)
+RADIX_FN(radix16, uint16_t)
+RADIX_FN(radix32, uint32_t)
+RADIX_FN(radix64, uint64_t)
 
 void host_radix_pairs(key_type type, void *keys, void *values, size_t value_size, void *tmp_keys,
                       void *tmp_values, size_t n, int descending) {

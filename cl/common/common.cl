@@ -6,7 +6,7 @@
  *   USE_PTX  1 on NVIDIA GPUs: warp operations through inline PTX;
  *            0 everywhere else: the portable local-memory paths.
  *   IS_CPU   1 on CPU devices
- * Provides: CAT, TILE, KERNEL, CPU_KERNEL, CPU_STREAM, UNROLL, and with USE_PTX the 32-bit warp
+ * Provides: CAT, TILE, KERNEL, CHUNK_LOOP, CPU_KERNEL, CPU_STREAM, UNROLL, and with USE_PTX the 32-bit warp
  * shuffles and votes.
  */
 #ifndef WG_SIZE
@@ -34,6 +34,17 @@
 #define TILE (WG_SIZE * ITEMS)
 
 #define KERNEL __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+
+/* CHUNK_LOOP(i, n) { body }: the element loop of an elementwise kernel
+ * over [0, n). Each work-group takes one contiguous chunk, its work-items
+ * striding through it: coalesced on GPUs, and on a CPU (one work-item per
+ * group) each core walks its own cache lines instead of sharing every
+ * line with the other cores, as a grid-wide stride would. */
+#define CHUNK_LOOP(i, n)                                                                  \
+  for (ulong chunk_ = ((n) + get_num_groups(0) - 1) / get_num_groups(0),                  \
+             end_ = min((ulong)(n), (get_group_id(0) + 1) * chunk_),                       \
+             i = get_group_id(0) * chunk_ + get_local_id(0);                               \
+       i < end_; i += get_local_size(0))
 
 /* The CPU shape's kernels (the *_cpu.cl files): one work-item per group,
  * each walking a contiguous chunk in a plain serial loop, whatever WG_SIZE

@@ -11,7 +11,7 @@
  * Needs common.cl before it. Every kernel takes the 8-bit and the 16-bit
  * view of one buffer (the host passes it twice) and `kind`, the narrow
  * type: 0 u8, 1 i8, 2 u16, 3 i16, 4 f16, 5 bf16 (clsort_type - CLSORT_U8).
- * Grid-stride loops over n; work-group WG_SIZE; no local memory. */
+ * CHUNK_LOOP over n; work-group WG_SIZE; no local memory. */
 
 /* The float bits of binary16 bits h: exact (subnormals normalised). */
 inline uint f16_to_f32_bits(uint h) {
@@ -52,8 +52,7 @@ inline ushort f32_to_bf16_bits(uint f) {
 /* out[i] = the 32-bit form of narrow element i. */
 KERNEL void convert_widen(__global const uchar *in8, __global const ushort *in16, ulong n, int kind,
                           __global uint *out) {
-  ulong stride = get_global_size(0);
-  for (ulong i = get_global_id(0); i < n; i += stride) {
+  CHUNK_LOOP(i, n) {
     uint w;
     switch (kind) {
       case 0: w = in8[i]; break;
@@ -70,8 +69,7 @@ KERNEL void convert_widen(__global const uchar *in8, __global const ushort *in16
 /* Narrow element i of out = the narrow form of in[i]. */
 KERNEL void convert_narrow(__global const uint *in, ulong n, int kind, __global uchar *out8,
                            __global ushort *out16) {
-  ulong stride = get_global_size(0);
-  for (ulong i = get_global_id(0); i < n; i += stride) {
+  CHUNK_LOOP(i, n) {
     uint w = in[i];
     if (kind < 2) out8[i] = (uchar)w;
     else if (kind < 4) out16[i] = (ushort)w;

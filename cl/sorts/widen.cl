@@ -7,18 +7,16 @@
  * then needs only the low one or two digits).
  *
  * Needs common.cl and keys.cl before it, with KEY_T uchar or ushort and
- * KEY_BITS 8 or 16; `kind` as keys.cl's key_kind. Grid-stride loops over
- * n; work-group WG_SIZE; no local memory. */
+ * KEY_BITS 8 or 16; `kind` as keys.cl's key_kind. CHUNK_LOOP over n;
+ * work-group WG_SIZE; no local memory. */
 
 /* wide[i] = the order key of keys[i] (ascending), zero-extended. */
 KERNEL void widen_keys(__global const KEY_T *keys, ulong n, int kind, __global uint *wide) {
-  ulong stride = get_global_size(0);
-  for (ulong i = get_global_id(0); i < n; i += stride) wide[i] = key_to_bits(keys[i], kind, 0);
+  CHUNK_LOOP(i, n) wide[i] = key_to_bits(keys[i], kind, 0);
 }
 
 /* keys[i] = the key whose order key is the low KEY_BITS of wide[i]. */
 KERNEL void narrow_keys(__global const uint *wide, ulong n, int kind, __global KEY_T *keys) {
-  ulong stride = get_global_size(0);
-  for (ulong i = get_global_id(0); i < n; i += stride)
+  CHUNK_LOOP(i, n)
     keys[i] = bits_to_key((KEY_T)wide[i], kind, 0);
 }
