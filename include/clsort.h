@@ -94,12 +94,14 @@ CLSORT_API cl_int clsort_last_cl_error(void);
  * floats are stored as their bits (uint16_t): F16 is IEEE 754 binary16,
  * BF16 bfloat16 (the high half of a float); no device half-precision
  * support is needed. The sorts widen the keys on the device into 32-bit
- * order keys and narrow them back, so they take 4 bytes of device scratch
- * per key more than the type's size (see CLSORT_RADIX); the radix sort
- * then runs one 8-bit pass per key byte. Primitives: clsort_scan and
- * CLSORT_REDUCE_SUM take the integer ones (sums wrap in the type);
- * CLSORT_REDUCE_MIN/MAX take all six (half floats as f32 does: NaNs
- * ignored); scan and sum of F16 or BF16 return CLSORT_ERROR_UNSUPPORTED. */
+ * order keys and narrow them back: their device scratch is a u32 sort's
+ * (see each algorithm) plus 4 bytes per key for the widened copy; the
+ * radix sort then runs one 8-bit pass per key byte (fewer for a narrower
+ * bit range). Primitives: clsort_scan and CLSORT_REDUCE_SUM take the
+ * integer ones (sums wrap in the type); CLSORT_REDUCE_MIN/MAX take all six
+ * (half floats as f32 does: NaNs ignored); they use 4 bytes of device
+ * scratch per element. Scans and sums of F16 or BF16 return
+ * CLSORT_ERROR_UNSUPPORTED (the library has no half-float arithmetic). */
 typedef enum clsort_type {
   CLSORT_U32 = 0,
   CLSORT_I32 = 1,
@@ -389,7 +391,7 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
  * context's, a CL_MEM_READ_ONLY buffer the call writes or a
  * CL_MEM_WRITE_ONLY one it reads, one buffer passed for two roles other
  * than scan's in-place output); CLSORT_ERROR_UNSUPPORTED (f64 without fp64 on
- * the device); CLSORT_ERROR_TOO_LARGE (n beyond the device allocation
+ * the device; scans and sums of f16 and bf16); CLSORT_ERROR_TOO_LARGE (n beyond the device allocation
  * limit); CLSORT_ERROR_OUT_OF_MEMORY; CLSORT_ERROR_BUILD_FAILED;
  * CLSORT_ERROR_OPENCL. */
 

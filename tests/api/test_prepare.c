@@ -47,6 +47,8 @@ static const sort_case sort_cases[] = {
     {CLSORT_OP_SORT_PAIRS, CLSORT_F64, 8, CLSORT_MERGE, CLSORT_STABLE},
     {CLSORT_OP_ARGSORT, CLSORT_I32, 4, CLSORT_QUICK, 0},
     {CLSORT_OP_SORT, CLSORT_U64, 0, CLSORT_SAMPLE, CLSORT_DESCENDING},
+    /* The 16-bit keys' widening and narrowing kernels, beside the u32 sorts. */
+    {CLSORT_OP_SORT_PAIRS, CLSORT_F16, 4, CLSORT_AUTO, CLSORT_DESCENDING},
 };
 
 /* Prepares one case, then runs its call at every size: nothing is built,
