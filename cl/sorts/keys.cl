@@ -50,7 +50,7 @@ inline key_flips key_flips_for(int key_kind, int descending) {
   key_flips k;
   k.d = descending ? ~(KEY_T)0 : (KEY_T)0;
   k.x = (key_kind ? KEY_SIGN : (KEY_T)0) ^ k.d;
-  k.f = key_kind == 2 ? ~KEY_SIGN : (KEY_T)0;
+  k.f = key_kind == 2 ? (KEY_T)~KEY_SIGN : (KEY_T)0; /* a narrow KEY_T promotes to int */
   return k;
 }
 
