@@ -32,32 +32,32 @@
 #define MC_RUN 16
 
 /* Writes `count` outputs at out[d] of the stable merge of A = in[ia, ea)
- * and B = in[ib, eb), starting from A[ia] and B[ib]. Invariant: ka/ba and
- * kb/bb are the next key of each run and its order bits. */
+ * and B = in[ib, eb), starting from A[ia] and B[ib]. While both runs have
+ * keys, a step has no branch on the data (a random merge mispredicts every
+ * other branch): it selects the smaller key and advances one index by the
+ * comparison's result. Then the rest of the run left over is copied. */
 inline void mc_merge(const global KEY_T *kin, const global VALUE_T *vin, global KEY_T *kout,
                      global VALUE_T *vout, ulong ia, ulong ea, ulong ib, ulong eb, ulong d,
                      ulong count, key_flips f) {
-  KEY_T ka = ia < ea ? kin[ia] : 0, kb = ib < eb ? kin[ib] : 0;
-  KEY_T ba = key_to_bits_flip(ka, f), bb = key_to_bits_flip(kb, f);
-  for (ulong k = 0; k < count; k++) {
-    bool take_a = ib >= eb || (ia < ea && ba <= bb);
-    if (take_a) {
-      kout[d + k] = ka;
+  const ulong end = d + count;
+  while (d < end && ia < ea && ib < eb) {
+    KEY_T ka = kin[ia], kb = kin[ib];
+    ulong take_a = key_to_bits_flip(ka, f) <= key_to_bits_flip(kb, f);
+    kout[d] = take_a ? ka : kb;
 #if HAS_VALUES
-      vout[d + k] = vin[ia];
+    vout[d] = vin[take_a ? ia : ib];
 #endif
-      ia++;
-      ka = ia < ea ? kin[ia] : 0;
-      ba = key_to_bits_flip(ka, f);
-    } else {
-      kout[d + k] = kb;
+    ia += take_a;
+    ib += 1 - take_a;
+    d++;
+  }
+  /* One run is used up (or the range is full): the other continues. */
+  ulong from = ia < ea ? ia : ib;
+  for (; d < end; d++, from++) {
+    kout[d] = kin[from];
 #if HAS_VALUES
-      vout[d + k] = vin[ib];
+    vout[d] = vin[from];
 #endif
-      ib++;
-      kb = ib < eb ? kin[ib] : 0;
-      bb = key_to_bits_flip(kb, f);
-    }
   }
 }
 
