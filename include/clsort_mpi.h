@@ -5,13 +5,14 @@
  *
  * Host memory per rank, beyond the caller's arrays (k = key size, v = value
  * size, 0 for keys only; n = n_local, m = the elements the exchange brings
- * this rank, about n plus the sampling error, at most a few percent of the
- * global mean): a sorted copy of the input, (k + v) n; the receive buffer,
- * (k + v) m; with the host merge (CLSORT_MPI_MERGE=host) a merge output of
- * (k + v) m more, while the sorted copy is already freed; and the samples,
- * 32 s P bytes (s samples per rank, below). Peak: about 3 (k + v) n with
- * the default device merge. The device memory is libclsort's for one sort
- * of max(n, m) elements. */
+ * this rank: n plus the sampling error, a few percent of N / P at most):
+ * a sorted copy of the input, (k + v) n, freed after the exchange; the
+ * receive buffer, (k + v) m; with the host merge (CLSORT_MPI_MERGE=host) a
+ * merge output of (k + v) m more; and the samples, 32 s P bytes (s samples
+ * per rank, below). Peak: about 3 (k + v) n with the input, for the default
+ * device merge; 3 (k + v) n with the host merge too, as the sorted copy is
+ * gone by then. Device memory: libclsort's for one host-array sort of
+ * max(n, m) elements (larger ones sort out of core, as clsort_sort). */
 #ifndef CLSORT_MPI_H
 #define CLSORT_MPI_H
 
@@ -38,14 +39,17 @@ extern "C" {
  * RADIX or MERGE). Bit ranges (begin_bit/end_bit other than the full key)
  * are not supported here.
  *
- * Algorithm: a local sort on the device; regular samples (s per rank,
- * CLSORT_MPI_OVERSAMPLING overrides) compared as (key, rank, index), so
- * that duplicate and all-equal keys split evenly; one MPI_Alltoallv of
+ * Algorithm: a local sort on the device; regular samples (s per rank: 32
+ * P within 64..8192; CLSORT_MPI_OVERSAMPLING=s overrides) compared as
+ * (key, rank, index), so that duplicate and all-equal keys split evenly;
+ * splitters at each rank's own first global position, so that the
+ * exchange brings every rank about its own count; one MPI_Alltoallv of
  * sorted runs; a merge of the received runs (a stable re-sort on the
  * device; CLSORT_MPI_MERGE=host merges on the host); then a second
  * exchange that moves only the slices past each rank's own count.
- * Exchanges beyond INT_MAX bytes per peer (or beyond CLSORT_MPI_MAX_COUNT
- * bytes, a test setting) go in rounds of point-to-point messages.
+ * Exchanges whose counts or displacements pass INT_MAX bytes use
+ * MPI_Alltoallv_c (MPI 4) or else rounds of point-to-point messages;
+ * CLSORT_MPI_MAX_COUNT=bytes (a test setting) forces the rounds.
  *
  * Errors are collective: every rank returns the same status, and
  * clsort_mpi_last_error_message() gives every rank the same message, naming
