@@ -2,6 +2,7 @@
  * checks, local sort, sampling, exchange, merge, rebalance. */
 #include "mpi_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,10 @@ static clsort_status check_local(const job *j, bool pairs) {
   if (pairs && j->value_size != 4 && j->value_size != 8)
     return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT, "value_size %zu is not 4 or 8",
                             j->value_size);
+  if (j->n > SIZE_MAX / 3 / (ks + (pairs ? 8 : 0)))
+    return clsort_mpi__fail(CLSORT_ERROR_TOO_LARGE,
+                            "n_local = %llu: its arrays' bytes overflow size_t",
+                            (unsigned long long)j->n);
   if (j->options.flags & ~(unsigned)(CLSORT_DESCENDING | CLSORT_STABLE))
     return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT, "unknown flags 0x%x",
                             j->options.flags);

@@ -24,7 +24,8 @@ static uint64_t samples_per_rank(MPI_Comm comm, int size) {
   if (s < 64) s = 64;
   if (s > 8192) s = 8192;
   const char *text = getenv("CLSORT_MPI_OVERSAMPLING");
-  if (text && atoi(text) > 0) s = (uint64_t)atoi(text);
+  /* At most 2^20: 32 MiB of samples per rank, and an int count of bytes. */
+  if (text && atoi(text) > 0) s = (uint64_t)atoi(text) < (1u << 20) ? (uint64_t)atoi(text) : 1u << 20;
   /* One value everywhere, whatever the ranks' environments say. */
   MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_UINT64_T, MPI_MAX, comm);
   return s;

@@ -4,7 +4,9 @@
  * slice sorted, its boundary with the next rank, counts unchanged, the
  * global multiset unchanged, stability through index payloads.
  *
- * usage: mpirun -np P test_mpi [quick]
+ * usage: mpirun -np P test_mpi [quick|all]
+ *   quick (default): every type, mode and direction, each on two
+ *   distributions, two of them on all nine; all: every one on all nine
  * CLSORT_TEST_SEED=<seed> replays a run; CLSORT_TEST_DEVICE picks the device
  * (as clsort_context_create). Exit status 0 only when every rank passed. */
 #define _POSIX_C_SOURCE 200809L
@@ -23,6 +25,9 @@ static int rank, size;
 static uint64_t seed;
 static long failures;
 static char label[160];
+/* Multiplies the counts of the cases: 1 for most, about 60 for a few
+ * (beyond the bitonic sort's range, so that the radix sort runs too). */
+static uint64_t scale = 1;
 
 /* Records a failure of the current case on this rank (the first few are
  * printed, all are counted). */
@@ -116,7 +121,7 @@ static void key_from_number(clsort_type type, int64_t x, void *key) {
 /* Every rank's count for a case: the same on every rank (one seed). */
 static void counts_for(enum dist d, uint64_t case_seed, uint64_t *counts) {
   uint64_t x = case_seed;
-  for (int r = 0; r < size; r++) counts[r] = 200 + splitmix64(&x) % 301;
+  for (int r = 0; r < size; r++) counts[r] = (200 + splitmix64(&x) % 301) * scale;
   if (d == ONE_RANK) {
     uint64_t total = 0;
     for (int r = 0; r < size; r++) total += counts[r], counts[r] = 0;
@@ -281,6 +286,7 @@ static void run_case(clsort_context *ctx, const config *c, enum dist d, uint64_t
            (c->flags & CLSORT_STABLE) ? " stable" : "",
            (c->flags & CLSORT_DESCENDING) ? " desc" : " asc", dist_names[d],
            c->algorithm == CLSORT_AUTO ? "auto" : "radix", size);
+  if (scale > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " x%" PRIu64, scale);
   uint64_t *counts = malloc((size_t)size * sizeof *counts);
   uint64_t *offsets = malloc(((size_t)size + 1) * sizeof *offsets);
   counts_for(d, case_seed, counts);
@@ -408,8 +414,6 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  (void)argc;
-  (void)argv;
 
   const char *env = getenv("CLSORT_TEST_SEED");
   if (env && *env) {
@@ -434,8 +438,10 @@ int main(int argc, char **argv) {
   }
 
   /* Every type, keys and both value sizes, both directions (pairs stable),
-   * on uniform keys plus one more distribution each, rotating through all;
-   * two configurations see every distribution. */
+   * on every distribution ("all"), or (quick) on uniform keys plus one more
+   * distribution each, rotating through all, and two configurations on
+   * every distribution. */
+  bool full = argc > 1 && strcmp(argv[1], "all") == 0;
   static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32,
                                       CLSORT_U64, CLSORT_I64, CLSORT_F64};
   int cases = 0, k = 0;
@@ -444,13 +450,24 @@ int main(int argc, char **argv) {
       for (int desc = 0; desc < 2; desc++, k++) {
         config c = {types[t], m == 0 ? 0 : m == 1 ? 4 : 8,
                     (desc ? CLSORT_DESCENDING : 0u) | (m ? CLSORT_STABLE : 0u), CLSORT_AUTO};
-        bool every = (t == 0 && m == 0 && desc == 0) || (t == 5 && m == 2 && desc == 1);
+        bool every = full || (t == 0 && m == 0 && desc == 0) || (t == 5 && m == 2 && desc == 1);
         for (int d = 0; d < DISTS; d++) {
           if (!every && d != UNIFORM && d != 1 + k % (DISTS - 1)) continue;
           run_case(ctx, &c, (enum dist)d, seed ^ ((uint64_t)k << 8 | (uint64_t)d));
           cases++;
         }
       }
+  /* Larger slices: 12000 to 30000 keys per rank. */
+  scale = 60;
+  const config large[] = {{CLSORT_U32, 0, 0, CLSORT_AUTO},
+                          {CLSORT_I64, 8, CLSORT_STABLE | CLSORT_DESCENDING, CLSORT_AUTO},
+                          {CLSORT_F32, 4, CLSORT_STABLE, CLSORT_AUTO}};
+  for (int i = 0; i < 3; i++) {
+    run_case(ctx, &large[i], UNIFORM, seed ^ (0x1a49e0 + (uint64_t)i));
+    run_case(ctx, &large[i], i == 1 ? ALL_EQUAL : ZIPF, seed ^ (0x1a49f0 + (uint64_t)i));
+    cases += 2;
+  }
+  scale = 1;
   /* An explicit local algorithm, unstable pairs. */
   config radix = {CLSORT_I32, 4, 0, CLSORT_RADIX};
   run_case(ctx, &radix, FEW_UNIQUE, seed ^ 0x4ad1);
