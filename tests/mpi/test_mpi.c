@@ -250,32 +250,32 @@ static void check_slices(const config *c, const unsigned char *keys, const unsig
       break;
     }
   }
-  /* The boundary: each rank sends its last key (if any) up, and the first
-   * key it holds (if any) down; empty ranks pass their neighbour's on. */
+  /* The boundary: among the ranks that hold keys (a communicator of
+   * their own, so that empty ranks drop out), each sends its last key
+   * (and its index payload) up and receives the one from below, in one
+   * MPI_Sendrecv. */
   struct {
     unsigned char key[8];
     uint64_t index;
-    int has;
-  } last = {{0}, 0, 0}, before;
-  /* Walk in rank order: the last key held by any rank below this one. */
-  if (rank > 0)
-    MPI_Recv(&before, sizeof before, MPI_BYTE, rank - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  else
-    before.has = 0;
-  if (n > 0) {
-    memcpy(last.key, keys + (n - 1) * ks, ks);
-    last.index = stable ? value_at(values, c->value_size, n - 1) : 0;
-    last.has = 1;
-  } else {
-    last = before;
-  }
-  if (rank + 1 < size) MPI_Send(&last, sizeof last, MPI_BYTE, rank + 1, 7, MPI_COMM_WORLD);
-  if (before.has && n > 0) {
-    int cmp = sign * compare_keys(c->type, before.key, keys);
-    if (cmp > 0) fail("the previous rank's last key is above this rank's first");
-    if (stable && cmp == 0 && before.index >= value_at(values, c->value_size, 0))
+  } last = {{0}, 0}, below = {{0}, 0};
+  MPI_Comm holders;
+  MPI_Comm_split(MPI_COMM_WORLD, n > 0 ? 0 : MPI_UNDEFINED, rank, &holders);
+  if (holders == MPI_COMM_NULL) return;
+  int r, p;
+  MPI_Comm_rank(holders, &r);
+  MPI_Comm_size(holders, &p);
+  memcpy(last.key, keys + (n - 1) * ks, ks);
+  last.index = stable ? value_at(values, c->value_size, n - 1) : 0;
+  MPI_Sendrecv(&last, sizeof last, MPI_BYTE, r + 1 < p ? r + 1 : MPI_PROC_NULL, 7, &below,
+               sizeof below, MPI_BYTE, r > 0 ? r - 1 : MPI_PROC_NULL, 7, holders,
+               MPI_STATUS_IGNORE);
+  if (r > 0) {
+    int cmp = sign * compare_keys(c->type, below.key, keys);
+    if (cmp > 0) fail("the last key of the rank below is above this rank's first");
+    if (stable && cmp == 0 && below.index >= value_at(values, c->value_size, 0))
       fail("not stable across the boundary with the rank below");
   }
+  MPI_Comm_free(&holders);
 }
 
 /* One case: make the inputs, sort, check everything. */
