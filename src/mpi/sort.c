@@ -2,6 +2,8 @@
  * checks, local sort, sampling, exchange, merge, rebalance. */
 #include "mpi_internal.h"
 
+#include <sys/mman.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,17 +88,27 @@ static clsort_status check_agreement(const job *j) {
 /* Host arrays that the device reads and writes, aligned to a page: a CPU
  * device (PoCL wants 128 bytes) then sorts them in place, with no copy. Not
  * pinned through the context: pinning costs more per call than staging
- * through the context's own pinned buffers saves. */
+ * through the context's own pinned buffers saves. Large ones are aligned
+ * to 2 MiB and asked for transparent huge pages: the exchange writes the
+ * receive buffer fresh on every call, and faulting it in 4 KiB pages took
+ * about half the exchange's time (2 ranks, 2^22 keys each, PoCL host). */
 typedef struct host_array {
   void *ptr;
 } host_array;
 
+enum { HUGE_PAGE = 2 << 20 };
+
 static clsort_status array_alloc(size_t bytes, host_array *a) {
   a->ptr = NULL;
   if (bytes == 0) return CLSORT_SUCCESS;
-  a->ptr = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+  size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 4096;
+  size_t rounded = (bytes + align - 1) / align * align;
+  a->ptr = aligned_alloc(align, rounded);
   if (!a->ptr)
     return clsort_mpi__fail(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for %zu bytes", bytes);
+#ifdef MADV_HUGEPAGE
+  if (align == HUGE_PAGE) madvise(a->ptr, rounded, MADV_HUGEPAGE); /* a hint: failure is fine */
+#endif
   return CLSORT_SUCCESS;
 }
 
