@@ -3,11 +3,12 @@
  * bytes in the same run.
  *
  * usage: mpirun -np P clsort-mpi-bench [--weak N | --strong N] [--type T]
- *          [--pairs] [--reps R] [--device SPEC]
+ *          [--pairs] [--dist D] [--reps R] [--device SPEC]
  *   --weak N     N keys per rank (weak scaling; default 2^20)
  *   --strong N   N keys in all, split evenly (strong scaling)
  *   --type T     u32 (default), i32, f32, u64, i64, f64
  *   --pairs      8-byte values move with the keys
+ *   --dist D     uniform (default), all-equal, few-unique (16 values), zipf
  *   --reps R     timed runs after one warm-up (default 5); the fastest
  *                whole sort is reported, its phases as the slowest rank saw
  *                them, and the fastest MPI_Alltoallv (warm buffers, so its
@@ -17,6 +18,7 @@
  * ranks in order); a failed check exits 1. */
 #define _DEFAULT_SOURCE
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +35,21 @@ static uint64_t splitmix64(uint64_t *x) {
   return z ^ (z >> 31);
 }
 
-/* Uniform keys: random bits, integers read as in the sort (floats too:
- * their few NaNs sort by bits like any key). */
-static void fill(unsigned char *keys, uint64_t bytes, uint64_t seed) {
+/* Keys: random bits (uniform; floats too: their few NaNs sort by bits like
+ * any key), all equal, 16 distinct values, or Zipf-like (value k about as
+ * often as 1 / k^1.2). */
+static void fill(unsigned char *keys, uint64_t bytes, uint64_t seed, const char *dist) {
   uint64_t x = seed;
+  int equal = !strcmp(dist, "all-equal"), few = !strcmp(dist, "few-unique"),
+      zipf = !strcmp(dist, "zipf");
   for (uint64_t i = 0; i + 8 <= bytes; i += 8) {
     uint64_t r = splitmix64(&x);
+    if (equal) r = 0x4000000040000000u;
+    if (few) r = (r & 15) * 0x0100000001000000u;
+    if (zipf) {
+      double u = ((double)(r >> 11) + 1.0) * 0x1p-53;
+      r = (uint64_t)fmin(pow(u, -1.0 / 1.2), 1e9) * 0x0000000100000001u;
+    }
     memcpy(keys + i, &r, 8);
   }
 }
@@ -130,7 +141,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   uint64_t per_rank = UINT64_C(1) << 20, total = 0;
   int reps = 5, pairs = 0;
-  const char *type_name = "u32", *device = NULL;
+  const char *type_name = "u32", *device = NULL, *dist = "uniform";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--weak") && v) per_rank = strtoull(v, NULL, 0), total = 0, i++;
@@ -138,12 +149,19 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--type") && v) type_name = v, i++;
     else if (!strcmp(a, "--reps") && v) reps = atoi(v), i++;
     else if (!strcmp(a, "--device") && v) device = v, i++;
+    else if (!strcmp(a, "--dist") && v) dist = v, i++;
     else if (!strcmp(a, "--pairs")) pairs = 1;
     else {
       if (rank == 0) fprintf(stderr, "clsort-mpi-bench: unknown argument %s (see the source's usage)\n", a);
       MPI_Finalize();
       return 2;
     }
+  }
+  if (strcmp(dist, "uniform") && strcmp(dist, "all-equal") && strcmp(dist, "few-unique") &&
+      strcmp(dist, "zipf")) {
+    if (rank == 0) fprintf(stderr, "clsort-mpi-bench: unknown distribution %s\n", dist);
+    MPI_Finalize();
+    return 2;
   }
   clsort_type type = CLSORT_U32;
   for (int t = 0; t <= CLSORT_F64; t++)
@@ -163,8 +181,8 @@ int main(int argc, char **argv) {
   double best_total = 1e30, best[CLSORT_MPI_PHASES] = {0};
   uint64_t sent = 0, most_received = 0, rebalanced = 0;
   for (int r = 0; r <= reps; r++) {
-    fill(keys, n * ks, (uint64_t)rank * 7919 + (uint64_t)r);
-    if (pairs) fill(values, n * vs, (uint64_t)rank * 104729 + (uint64_t)r);
+    fill(keys, n * ks, (uint64_t)rank * 7919 + (uint64_t)r, dist);
+    if (pairs) fill(values, n * vs, (uint64_t)rank * 104729 + (uint64_t)r, "uniform");
     MPI_Barrier(MPI_COMM_WORLD);
     double t = MPI_Wtime();
     st = pairs ? clsort_mpi_sort_pairs(ctx, MPI_COMM_WORLD, type, keys, values, vs, n, NULL)
@@ -198,15 +216,17 @@ int main(int argc, char **argv) {
       most_received = most;
     }
   }
-  double reference = mpi_alltoallv(n * (ks + vs), reps);
-  uint64_t ref_bytes = n * (ks + vs) / (uint64_t)size * (uint64_t)size * (uint64_t)size;
+  /* The mean rank's bytes on every rank: counts must match across ranks. */
+  uint64_t mean_bytes = all_n / (uint64_t)size * (ks + vs);
+  double reference = mpi_alltoallv(mean_bytes, reps);
+  uint64_t ref_bytes = mean_bytes / (uint64_t)size * (uint64_t)size * (uint64_t)size;
 
   if (rank == 0) {
     static const char *const names[] = {"local sort", "sampling", "exchange", "merge", "rebalance"};
     double data = (double)all_n * (double)(ks + vs);
-    printf("clsort-mpi-bench: %d ranks, %s scaling, %s%s, %" PRIu64 " keys in all (%" PRIu64
+    printf("clsort-mpi-bench: %d ranks, %s scaling, %s %s%s, %" PRIu64 " keys in all (%" PRIu64
            " on rank 0), device %s, best of %d\n",
-           size, total ? "strong" : "weak", type_name, pairs ? " + u64 values" : "", all_n, n,
+           size, total ? "strong" : "weak", dist, type_name, pairs ? " + u64 values" : "", all_n, n,
            clsort_context_device_name(ctx), reps);
     printf("  %-11s %10s %9s\n", "phase", "ms", "GB/s");
     for (int p = 0; p < CLSORT_MPI_PHASES; p++) {
