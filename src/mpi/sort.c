@@ -261,9 +261,8 @@ static clsort_status run(job *j) {
     st = array_alloc(m * j->value_size, &recv_values);
   st = clsort_mpi__agree(j->comm, st);
   if (st == CLSORT_SUCCESS)
-    st = exchange(j, keys.ptr, values.ptr, tables, recv_keys.ptr, recv_values.ptr,
-                  &j->stats.exchange_rounds);
-  st = clsort_mpi__agree(j->comm, st);
+    st = clsort_mpi__agree(j->comm, exchange(j, keys.ptr, values.ptr, tables, recv_keys.ptr,
+                                             recv_values.ptr, &j->stats.exchange_rounds));
   j->stats.exchange_sent_bytes = j->n * (j->key_size + j->value_size);
   j->stats.exchange_received = m;
   array_free(&keys);

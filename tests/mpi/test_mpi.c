@@ -371,6 +371,34 @@ static void expect_error(clsort_context *ctx, const char *what, clsort_status ex
   MPI_Bcast(first, sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD);
   if (strcmp(first, message) != 0) fail("message \"%s\" differs from rank 0's \"%s\"", message, first);
   if (message[0] == '\0') fail("no message");
+  if (getenv("CLSORT_TEST_TRACE") && rank == 0) fprintf(stderr, "%s: %s\n", label, message);
+}
+
+/* A failure inside the local sort on the last rank alone (libclsort's
+ * fault injection, CLSORT_FAIL_ALLOC_AFTER=N: the allocation after the N
+ * that creating a context makes fails): every rank must return it, none
+ * may hang, and no input may change. */
+static void failure_on_one_rank(void) {
+  clsort_context *ctx = NULL;
+  clsort_status st = CLSORT_ERROR_OUT_OF_MEMORY;
+  /* The smallest N with which the context is made: its next allocation,
+   * the sort's first, fails. */
+  for (int after = 0; after < 64 && st == CLSORT_ERROR_OUT_OF_MEMORY; after++) {
+    char text[16];
+    snprintf(text, sizeof text, "%d", after);
+    if (rank == size - 1) setenv("CLSORT_FAIL_ALLOC_AFTER", text, 1);
+    st = clsort_context_create(&ctx, getenv("CLSORT_TEST_DEVICE"));
+    unsetenv("CLSORT_FAIL_ALLOC_AFTER");
+  }
+  snprintf(label, sizeof label, "failure on one rank P=%d", size);
+  int ok = st == CLSORT_SUCCESS, all_ok;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_ok)
+    fail("no context: %s", clsort_status_name(st));
+  else
+    expect_error(ctx, "an allocation failing in the last rank's local sort",
+                 CLSORT_ERROR_OUT_OF_MEMORY, CLSORT_U64, false, 8, 0, 0, CLSORT_AUTO);
+  clsort_context_release(ctx);
 }
 
 static void error_cases(clsort_context *ctx) {
@@ -383,6 +411,7 @@ static void error_cases(clsort_context *ctx) {
                CLSORT_AUTO);
   expect_error(ctx, "stable with the bitonic sort (fails in the local sort)",
                CLSORT_ERROR_UNSUPPORTED, CLSORT_U64, false, 8, CLSORT_STABLE, 0, CLSORT_BITONIC);
+  failure_on_one_rank();
   if (size > 1) {
     expect_error(ctx, "mismatched types", CLSORT_ERROR_INVALID_ARGUMENT,
                  other ? CLSORT_I64 : CLSORT_U64, false, 8, 0, 0, CLSORT_AUTO);
