@@ -103,8 +103,10 @@ typedef enum clsort_mpi_phase {
 
 /* What this rank saw in the calling thread's last successful
  * clsort_mpi_sort(_pairs): wall seconds per phase (MPI_Wtime, each phase
- * ending at this rank's own finish, not at a barrier), and the data moved.
- * Since 0.2. */
+ * ending at this rank's own finish, so that a phase's time includes any
+ * wait for slower ranks at its first collective; the environment variable
+ * CLSORT_MPI_PHASE_BARRIERS=1 puts a barrier before each phase instead, so
+ * that each phase's time is its own), and the data moved. Since 0.2. */
 typedef struct clsort_mpi_stats {
   double seconds[CLSORT_MPI_PHASES];
   uint64_t exchange_sent_bytes;   /* keys and values this rank sent in the exchange (self included) */

@@ -34,14 +34,17 @@ static uint64_t largest(const uint64_t *a, const uint64_t *b, int size) {
   return m;
 }
 
-/* One MPI_Alltoallv with int counts; the caller checked that they fit. */
+/* One MPI_Alltoallv with int counts; the caller checked that they fit, and
+ * copied this rank's own part (its count is 0 here). */
 static int alltoallv_int(const void *send, const uint64_t *sc, const uint64_t *sd, void *recv,
                          const uint64_t *rc, const uint64_t *rd, int size, MPI_Comm comm,
                          int *a) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
   for (int i = 0; i < size; i++) {
-    a[i] = (int)sc[i];
+    a[i] = i == rank ? 0 : (int)sc[i];
     a[size + i] = (int)sd[i];
-    a[2 * size + i] = (int)rc[i];
+    a[2 * size + i] = i == rank ? 0 : (int)rc[i];
     a[3 * size + i] = (int)rd[i];
   }
   return MPI_Alltoallv(send, a, a + size, MPI_BYTE, recv, a + 2 * size, a + 3 * size, MPI_BYTE,
@@ -52,9 +55,11 @@ static int alltoallv_int(const void *send, const uint64_t *sc, const uint64_t *s
 static int alltoallv_large(const void *send, const uint64_t *sc, const uint64_t *sd, void *recv,
                            const uint64_t *rc, const uint64_t *rd, int size, MPI_Comm comm,
                            MPI_Count *c, MPI_Aint *d) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
   for (int i = 0; i < size; i++) {
-    c[i] = (MPI_Count)sc[i];
-    c[size + i] = (MPI_Count)rc[i];
+    c[i] = i == rank ? 0 : (MPI_Count)sc[i];
+    c[size + i] = i == rank ? 0 : (MPI_Count)rc[i];
     d[i] = (MPI_Aint)sd[i];
     d[size + i] = (MPI_Aint)rd[i];
   }
@@ -86,10 +91,6 @@ static int alltoallv_rounds(const unsigned char *send, const uint64_t *sc, const
         uint64_t len = sc[p] - at < chunk ? sc[p] - at : chunk;
         err = MPI_Isend(send + sd[p] + at, (int)len, MPI_BYTE, p, 0, comm, &req[n++]);
       }
-    }
-    if (rc[rank] > at) {
-      uint64_t len = rc[rank] - at < chunk ? rc[rank] - at : chunk;
-      memcpy(recv + rd[rank] + at, send + sd[rank] + at, len);
     }
     int wait = MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
     if (err == MPI_SUCCESS) err = wait;
@@ -147,6 +148,13 @@ int clsort_mpi__alltoallv(const void *send, const uint64_t *send_counts,
   uint64_t local = ok ? (mine[0] > mine[1] ? mine[0] : mine[1]) : UINT64_MAX, global;
   MPI_Allreduce(&local, &global, 1, MPI_UINT64_T, MPI_MAX, comm);
   *rounds = 0;
+  /* This rank's own part by memcpy, on every path: through MPI it took
+   * several times longer (the rebalance moves nearly all data to self). */
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (global != UINT64_MAX && recv_counts[rank] > 0)
+    memcpy((unsigned char *)recv + recv_displs[rank],
+           (const unsigned char *)send + send_displs[rank], recv_counts[rank]);
   int err;
   if (global == UINT64_MAX) {
     err = MPI_ERR_NO_MEM;
@@ -162,8 +170,8 @@ int clsort_mpi__alltoallv(const void *send, const uint64_t *send_counts,
     /* The rounds need only the counts to fit a message. */
     uint64_t most = 0;
     for (int p = 0; p < size; p++) {
-      if (send_counts[p] > most) most = send_counts[p];
-      if (recv_counts[p] > most) most = recv_counts[p];
+      if (p != rank && send_counts[p] > most) most = send_counts[p];
+      if (p != rank && recv_counts[p] > most) most = recv_counts[p];
     }
     MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
     *rounds = most == 0 ? 1 : (most + limit - 1) / limit;
