@@ -55,14 +55,19 @@ extern "C" {
  * clsort_mpi_last_error_message() gives every rank the same message, naming
  * the first rank that failed. Arguments are checked on every rank and
  * compared across ranks before any data moves; on any error every rank's
- * arrays are unchanged.
+ * arrays are unchanged (the caller's arrays are written only by the last
+ * exchange). MPI's own failures follow the communicator's error handler:
+ * MPI aborts by default; with MPI_ERRORS_RETURN a failure in that last
+ * exchange can leave the arrays part-written.
  *
  * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (on any rank: NULL
  * ctx, NULL keys with n_local > 0, unknown type, flags or algorithm; comm
- * MPI_COMM_NULL, which is returned on that rank alone; the ranks disagree on
- * type or options); CLSORT_ERROR_UNSUPPORTED (a bit range; what
- * clsort_sort returns it for on any rank); CLSORT_ERROR_OUT_OF_MEMORY; or
- * any status of clsort_sort on any rank. Since 0.2. */
+ * MPI_COMM_NULL or MPI not initialized, returned on that rank alone; the
+ * ranks disagree on type or options; an MPI error returned, with MPI's
+ * text); CLSORT_ERROR_UNSUPPORTED (a bit range; what clsort_sort returns
+ * it for on any rank); CLSORT_ERROR_TOO_LARGE (n_local's bytes overflow
+ * size_t); CLSORT_ERROR_OUT_OF_MEMORY; or any status of clsort_sort on any
+ * rank. Since 0.2. */
 CLSORT_API clsort_status clsort_mpi_sort(clsort_context *ctx, MPI_Comm comm, clsort_type type,
                                          void *keys, size_t n_local,
                                          const clsort_options *options);
