@@ -401,7 +401,20 @@ static void failure_on_one_rank(void) {
   clsort_context_release(ctx);
 }
 
+/* n_local whose bytes overflow size_t on the last rank: found by the
+ * checks, before anything is read. */
+static void too_large(clsort_context *ctx) {
+  snprintf(label, sizeof label, "error case: n_local overflowing size_t P=%d", size);
+  uint32_t keys[4] = {4, 3, 2, 1};
+  clsort_status st = clsort_mpi_sort(ctx, MPI_COMM_WORLD, CLSORT_U32, keys,
+                                     rank == size - 1 ? SIZE_MAX / 2 : 4, NULL);
+  if (st != CLSORT_ERROR_TOO_LARGE)
+    fail("returned %s, expected CLSORT_ERROR_TOO_LARGE", clsort_status_name(st));
+  if (keys[0] != 4 || keys[3] != 1) fail("the input changed on error");
+}
+
 static void error_cases(clsort_context *ctx) {
+  too_large(ctx);
   bool last = rank == size - 1, other = size > 1 && rank == 1;
   expect_error(ctx, "NULL keys on the last rank", CLSORT_ERROR_INVALID_ARGUMENT, CLSORT_U64, last,
                8, 0, 0, CLSORT_AUTO);
