@@ -181,6 +181,18 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 1;
   }
+  /* Which device each rank took (clsort_mpi_context_create's choice). */
+  char name[128] = "", *names = rank == 0 ? calloc((size_t)size, sizeof name) : NULL;
+  /* Identical GPUs share a name: NVIDIA's PCI bus id tells them apart
+   * (CL_DEVICE_PCI_BUS_ID_NV, cl_nv_device_attribute_query). */
+  cl_uint bus = 0;
+  if (clGetDeviceInfo(clsort_context_device(ctx), 0x4008, sizeof bus, &bus, NULL) == CL_SUCCESS)
+    snprintf(name, sizeof name, "%s (PCI bus %u)", clsort_context_device_name(ctx), bus);
+  else
+    snprintf(name, sizeof name, "%s", clsort_context_device_name(ctx));
+  MPI_Gather(name, sizeof name, MPI_CHAR, names, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
+  for (int r = 0; rank == 0 && r < size; r++) printf("rank %d: %s\n", r, names + r * sizeof name);
+  free(names);
   unsigned char *keys = malloc(n * ks + 8), *values = malloc(n * vs + 8);
   double best_total = 1e30, best[CLSORT_MPI_PHASES] = {0};
   uint64_t sent = 0, most_received = 0, rebalanced = 0;

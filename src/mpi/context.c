@@ -5,30 +5,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The GPUs of every platform, counted in platform order; *spec receives
- * "P:D" for GPU number `pick` mod their count. Returns the count. */
+/* The GPUs of every platform, counted in platform and device order; *spec
+ * receives "P:D" for GPU number `pick` mod their count, D its index among
+ * all of platform P's devices (as clsort_context_create reads "P:D").
+ * Returns the count. */
 static unsigned count_gpus(unsigned pick, char *spec, size_t spec_size) {
-  cl_uint platforms = 0;
-  if (clGetPlatformIDs(0, NULL, &platforms) != CL_SUCCESS || platforms == 0) return 0;
-  cl_platform_id *ids = malloc(platforms * sizeof *ids);
-  cl_uint *gpus = calloc(platforms, sizeof *gpus);
-  unsigned total = 0;
-  if (ids && gpus && clGetPlatformIDs(platforms, ids, NULL) == CL_SUCCESS) {
-    for (cl_uint p = 0; p < platforms; p++) {
-      if (clGetDeviceIDs(ids[p], CL_DEVICE_TYPE_GPU, 0, NULL, &gpus[p]) != CL_SUCCESS) gpus[p] = 0;
-      total += gpus[p];
-    }
-    unsigned k = total ? pick % total : 0;
-    for (cl_uint p = 0; p < platforms && total; p++) {
-      if (k < gpus[p]) {
-        snprintf(spec, spec_size, "%u:%u", (unsigned)p, k);
-        break;
+  enum { MAX_PLATFORMS = 16, MAX_DEVICES = 64 };
+  cl_platform_id platforms[MAX_PLATFORMS];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(MAX_PLATFORMS, platforms, &np) != CL_SUCCESS) return 0;
+  if (np > MAX_PLATFORMS) np = MAX_PLATFORMS;
+  /* Two passes: count, then find GPU number pick mod count. */
+  unsigned total = 0, want = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    unsigned seen = 0;
+    for (cl_uint p = 0; p < np; p++) {
+      cl_device_id devices[MAX_DEVICES];
+      cl_uint nd = 0;
+      if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &nd) !=
+          CL_SUCCESS)
+        continue;
+      if (nd > MAX_DEVICES) nd = MAX_DEVICES;
+      for (cl_uint d = 0; d < nd; d++) {
+        cl_device_type type = 0;
+        clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
+        if (!(type & CL_DEVICE_TYPE_GPU)) continue;
+        if (pass == 1 && seen == want) {
+          snprintf(spec, spec_size, "%u:%u", (unsigned)p, (unsigned)d);
+          return total;
+        }
+        seen++;
       }
-      k -= gpus[p];
     }
+    total = seen;
+    if (total == 0) return 0;
+    want = pick % total;
   }
-  free(ids);
-  free(gpus);
   return total;
 }
 
