@@ -449,6 +449,8 @@ static void fallback_cases(clsort_context *ctx) {
   /* One rank sends nothing but to itself (a memcpy): one empty round. */
   if (stats.exchange_rounds < (size > 1 ? 2u : 1u))
     fail("the exchange went in %" PRIu64 " rounds", stats.exchange_rounds);
+  /* A limit that splits keys across messages: bytes, not elements. */
+  setenv("CLSORT_MPI_MAX_COUNT", "7", 1);
   config k = {CLSORT_F32, 0, 0, CLSORT_AUTO};
   run_case(ctx, &k, SOME_EMPTY, seed ^ 0xfa12);
   unsetenv("CLSORT_MPI_MAX_COUNT");
