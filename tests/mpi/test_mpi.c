@@ -59,7 +59,19 @@ static int compare_keys(clsort_type type, const void *a, const void *b) {
     case CLSORT_I32: CMP_(int32_t)
     case CLSORT_U64: CMP_(uint64_t)
     case CLSORT_I64: CMP_(int64_t)
+    case CLSORT_U8: CMP_(uint8_t)
+    case CLSORT_I8: CMP_(int8_t)
+    case CLSORT_U16: CMP_(uint16_t)
+    case CLSORT_I16: CMP_(int16_t)
 #undef CMP_
+    case CLSORT_F16:
+    case CLSORT_BF16: {
+      int16_t x, y; /* as f32 below, in 16 bits */
+      memcpy(&x, a, 2);
+      memcpy(&y, b, 2);
+      int32_t xi = x < 0 ? INT16_MIN - x - 1 : x, yi = y < 0 ? INT16_MIN - y - 1 : y;
+      return (xi > yi) - (xi < yi);
+    }
     case CLSORT_F32: {
       int32_t x, y; /* negative floats: larger bits are smaller numbers */
       memcpy(&x, a, 4);
@@ -105,10 +117,35 @@ static const char *const dist_names[] = {"uniform",    "sorted", "reversed",   "
                                          "zipf",       "one-rank-holds-all", "some-ranks-empty",
                                          "odd-sizes"};
 
+/* The binary16 (bfloat16 with `bf`) bits of the integer k, |k| < 2^15,
+ * its low bits truncated: monotone in k, which is all the ordering needs. */
+static uint16_t half_of_int(int64_t k, bool bf) {
+  uint16_t sign = k < 0 ? 0x8000u : 0, bits = 0;
+  uint64_t m = (uint64_t)(k < 0 ? -k : k);
+  int e = 0, frac = bf ? 7 : 10, bias = bf ? 127 : 15;
+  while ((m >> e) > 1) e++;
+  if (m) {
+    uint64_t f = e > frac ? m >> (e - frac) : m << (frac - e);
+    bits = (uint16_t)(((uint64_t)(e + bias) << frac) | (f & ((1u << frac) - 1)));
+  }
+  return sign | bits;
+}
+
 /* A key from a number, in the same order as the number (floats and signed
- * types centred on zero, so that negative keys appear). */
+ * types centred on zero, so that negative keys appear; the 8- and 16-bit
+ * types scaled down to their range, so that neighbours may tie). */
 static void key_from_number(clsort_type type, int64_t x, void *key) {
   switch (type) {
+    case CLSORT_U8: { uint8_t v = (uint8_t)((uint64_t)x / 512 % 256); memcpy(key, &v, 1); break; }
+    case CLSORT_I8: { int8_t v = (int8_t)((x - 50000) / 512 % 128); memcpy(key, &v, 1); break; }
+    case CLSORT_U16: { uint16_t v = (uint16_t)((uint64_t)x / 2 % 65536); memcpy(key, &v, 2); break; }
+    case CLSORT_I16: { int16_t v = (int16_t)((x - 50000) / 2 % 32768); memcpy(key, &v, 2); break; }
+    case CLSORT_F16:
+    case CLSORT_BF16: {
+      uint16_t v = half_of_int((x - 50000) / 4 % 16384, type == CLSORT_BF16);
+      memcpy(key, &v, 2);
+      break;
+    }
     case CLSORT_U32: { uint32_t v = (uint32_t)x; memcpy(key, &v, 4); break; }
     case CLSORT_I32: { int32_t v = (int32_t)(x - 50000); memcpy(key, &v, 4); break; }
     case CLSORT_F32: { float v = (float)(x - 50000) * 0.25f; memcpy(key, &v, 4); break; }
@@ -483,15 +520,16 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  /* Every type, keys and both value sizes, both directions (pairs stable),
+  /* Every 32- and 64-bit type, u16 and f16 for the 8- and 16-bit ones,
+   * keys and both value sizes, both directions (pairs stable),
    * on every distribution ("all"), or (quick) on uniform keys plus one more
    * distribution each, rotating through all, and two configurations on
    * every distribution. */
   bool full = argc > 1 && strcmp(argv[1], "all") == 0;
-  static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32,
-                                      CLSORT_U64, CLSORT_I64, CLSORT_F64};
+  static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32, CLSORT_U64,
+                                      CLSORT_I64, CLSORT_F64, CLSORT_U16, CLSORT_F16};
   int cases = 0, k = 0;
-  for (int t = 0; t < 6; t++)
+  for (int t = 0; t < 8; t++)
     for (int m = 0; m < 3; m++)
       for (int desc = 0; desc < 2; desc++, k++) {
         config c = {types[t], m == 0 ? 0 : m == 1 ? 4 : 8,
