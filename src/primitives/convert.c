@@ -1,5 +1,5 @@
-/* convert.c: the 8- and 16-bit types in the primitives: scan and reduce
- * widen them into a scratch copy of 32-bit elements
+/* convert.c: the 8- and 16-bit types in the primitives: scan.c and
+ * reduce.c widen them with these into a scratch copy of 32-bit elements
  * (cl/primitives/convert.cl), run the 32-bit kernels, and narrow the result
  * back, so that no kernel needs a template per narrow type. */
 #include "primitives/primitives.h"
@@ -37,33 +37,9 @@ clsort_status clsort__narrow(clsort_context *ctx, clsort_type type, cl_mem wide,
   return convert(ctx, type, false, out, wide, n);
 }
 
-/* Everything that can fail for want of memory or a build comes before the
- * first launch, as the 32-bit primitives promise. */
-static clsort_status convert_ready(clsort_context *ctx, size_t n, cl_mem *wide) {
+clsort_status clsort__convert_prepare(clsort_context *ctx, size_t n, cl_mem *wide) {
   cl_kernel k;
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &convert_spec, "", "convert_widen", &k));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &convert_spec, "", "convert_narrow", &k));
   return clsort__scratch(ctx, SLOT_WIDE, clsort__max(n, 1) * 4, wide);
-}
-
-clsort_status clsort__scan_narrow(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
-                                  cl_mem in, cl_mem out, size_t n) {
-  clsort_type wt = clsort__wide_type(type);
-  cl_mem wide;
-  FORWARD_IF_ERROR(convert_ready(ctx, n, &wide));
-  FORWARD_IF_ERROR(clsort__scan_prepare(ctx, wt, n));
-  FORWARD_IF_ERROR(clsort__widen(ctx, type, in, n, &wide));
-  FORWARD_IF_ERROR(clsort__scan(ctx, wt, kind, wide, wide, n));
-  return clsort__narrow(ctx, type, wide, n, out);
-}
-
-clsort_status clsort__reduce_narrow(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
-                                    cl_mem in, size_t n, cl_mem result) {
-  clsort_type wt = clsort__wide_type(type);
-  cl_mem wide, wide_result;
-  FORWARD_IF_ERROR(convert_ready(ctx, n, &wide));
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, 4, &wide_result));
-  FORWARD_IF_ERROR(clsort__widen(ctx, type, in, n, &wide));
-  FORWARD_IF_ERROR(clsort__reduce(ctx, wt, op, wide, n, wide_result));
-  return clsort__narrow(ctx, type, wide_result, 1, result);
 }

@@ -92,13 +92,8 @@ clsort_status clsort__widen(clsort_context *ctx, clsort_type type, cl_mem in, si
                             cl_mem *wide);
 clsort_status clsort__narrow(clsort_context *ctx, clsort_type type, cl_mem wide, size_t n,
                              cl_mem out);
-/* Scan and reduce of a narrow type through its 32-bit type (clsort__scan
- * and clsort__reduce hand over to these); n > 0. Integer sums wrap in the
- * narrow type. The half floats take min and max only (the API refuses
- * the rest). */
-clsort_status clsort__scan_narrow(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
-                                  cl_mem in, cl_mem out, size_t n);
-clsort_status clsort__reduce_narrow(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
-                                    cl_mem in, size_t n, cl_mem result);
+/* Builds both conversion kernels and reserves SLOT_WIDE for n elements
+ * (*wide), so that a narrow scan or reduce fails before it writes. */
+clsort_status clsort__convert_prepare(clsort_context *ctx, size_t n, cl_mem *wide);
 
 #endif
