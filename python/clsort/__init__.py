@@ -12,6 +12,7 @@ one context on the default device (CLSORT_DEVICE, else the first GPU, else
 the first CPU), made at the first call; Context(device=...) picks another.
 Failures of the library raise clsort.Error with its status and message.
 """
+import atexit
 import threading
 
 import numpy as np
@@ -213,6 +214,9 @@ def _context():
     with _default_lock:
         if _default is None:
             _default = Context()
+            # Released while the interpreter and the OpenCL driver are still
+            # whole, not by a finalizer during shutdown.
+            atexit.register(_default.close)
         return _default
 
 
