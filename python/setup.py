@@ -42,6 +42,7 @@ def build_library(dest):
                            "(CLSORT_SOURCE_DIR)" % source)
     with tempfile.TemporaryDirectory(prefix="clsort-build-") as build:
         subprocess.run(["meson", "setup", build, source, "-Dbench=false", "-Dtests=disabled",
+                        "-Dmpi=disabled",
                         "-Dbuildtype=release"], check=True)
         subprocess.run(["ninja", "-C", build], check=True)
         shutil.copy(os.path.join(build, "src", SONAME), os.path.join(dest, SONAME))

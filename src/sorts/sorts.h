@@ -33,6 +33,9 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
  * merge sort (merge path; stable) and quicksort. Each in its own file. */
 clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job);
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job);
+/* The merge sort's CPU shape (merge_cpu.c), which clsort__merge_sort runs
+ * when ctx->tuning.cpu_shape is set; n >= 2. */
+clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
 clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *job);
 
 /* The bitonic sort (bitonic.c): in place on keys_out/vals_out after the
