@@ -356,6 +356,50 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
                                             const clsort_options *options, cl_uint num_wait,
                                             const cl_event *wait_list, cl_event *event);
 
+/* --------------------------------------------------------------- merging */
+/* Stable merge of two arrays sorted in the order the options name
+ * (ascending, or descending with CLSORT_DESCENDING; whole keys, floats in
+ * the total order above) into `out`, na + nb elements: on equal keys every
+ * element of `a` comes before those of `b`, and each side keeps its own
+ * order. Runs the merge sort's merge-path pass on the device. `a` and `b`
+ * are read only (they may overlap each other); `out` must not overlap
+ * either. Inputs that are not sorted give an unspecified order of their
+ * elements, never a crash. options: NULL or algorithm CLSORT_AUTO or
+ * CLSORT_MERGE; CLSORT_STABLE is accepted (always stable); a bit range
+ * other than the whole key returns CLSORT_ERROR_UNSUPPORTED.
+ *
+ * clsort_merge_pairs moves values (value_size bytes each: 4 or 8) with
+ * their keys: out_values[i] is the value of the key at out[i];
+ * out_values must not overlap a_values, b_values or out.
+ *
+ * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, a NULL
+ * array with elements to read or write, unknown type or flags, bad
+ * value_size, out overlapping an input); CLSORT_ERROR_UNSUPPORTED (another
+ * algorithm, a bit range, f64 without fp64); CLSORT_ERROR_TOO_LARGE;
+ * CLSORT_ERROR_OUT_OF_MEMORY; CLSORT_ERROR_BUILD_FAILED;
+ * CLSORT_ERROR_OPENCL. On error no output is modified. Since 0.3. */
+CLSORT_API clsort_status clsort_merge(clsort_context *ctx, clsort_type type, const void *a,
+                                      size_t na, const void *b, size_t nb, void *out,
+                                      const clsort_options *options);
+CLSORT_API clsort_status clsort_merge_pairs(clsort_context *ctx, clsort_type type, const void *a,
+                                            const void *a_values, size_t na, const void *b,
+                                            const void *b_values, size_t nb, void *out,
+                                            void *out_values, size_t value_size,
+                                            const clsort_options *options);
+/* The buffer form of both: `a_values`, `b_values` and `out_values` NULL
+ * (with value_size 0) for keys only. Enqueued after `wait_list` on the
+ * context's queue; never blocks; `event` (if not NULL) receives an event
+ * that completes with the merge. Returns as clsort_merge, plus
+ * CLSORT_ERROR_INVALID_ARGUMENT for buffers too small, of another OpenCL
+ * context, CL_MEM_WRITE_ONLY inputs, a CL_MEM_READ_ONLY output, or an
+ * output buffer that is also an input. Since 0.3. */
+CLSORT_API clsort_status clsort_merge_buffer(clsort_context *ctx, clsort_type type, cl_mem a,
+                                             cl_mem a_values, size_t na, cl_mem b,
+                                             cl_mem b_values, size_t nb, cl_mem out,
+                                             cl_mem out_values, size_t value_size,
+                                             const clsort_options *options, cl_uint num_wait,
+                                             const cl_event *wait_list, cl_event *event);
+
 /* ------------------------------------------------------------- primitives */
 /* The device-wide scan/compact layer that every algorithm uses. The
  * *_buffer forms are enqueued on the context's queue after `wait_list` and

@@ -34,6 +34,15 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
 clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job);
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job);
 clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *job);
+/* clsort_merge's device step, the merge sort's merge pass over one pair
+ * (merge_sort.c): the sorted arrays a[0, na) (values va) and
+ * b[b_first, b_first + nb) (values vb at the same places; b may be a's
+ * buffer) merge stably, a first on ties, into job->keys_out (and
+ * job->vals_out with job->value_size), na + nb elements. A side with no
+ * elements may be NULL. */
+clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,
+                                cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
+                                size_t nb);
 
 /* The bitonic sort (bitonic.c): in place on keys_out/vals_out after the
  * first launch reads keys_in/vals_in. Not stable. */
