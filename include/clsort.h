@@ -356,6 +356,49 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
                                             const clsort_options *options, cl_uint num_wait,
                                             const cl_event *wait_list, cl_event *event);
 
+/* ------------------------------------------------------ segmented sort */
+/* Sorts each segment [offsets[i], offsets[i + 1]) of `keys` independently,
+ * in place, with `values` (value_size 4 or 8 bytes each; NULL with
+ * value_size 0 for keys only) moving with their keys. offsets has
+ * num_segments + 1 entries: offsets[0] == 0, non-decreasing,
+ * offsets[num_segments] == n; empty segments are allowed. Stable: equal
+ * keys of a segment keep their input order. Segments up to one tile of
+ * the segmented small sort (the bitonic tile: thousands of keys, fewer
+ * with values and wider keys) are sorted together in one launch; each longer one by the sort the options
+ * name (CLSORT_AUTO: the radix sort), one after another. options: NULL or
+ * algorithm CLSORT_AUTO, CLSORT_RADIX or CLSORT_MERGE (the stable sorts),
+ * CLSORT_DESCENDING; whole keys only (a bit range returns
+ * CLSORT_ERROR_UNSUPPORTED).
+ *
+ * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, keys,
+ * values with value_size, or offsets; unknown type or flags; bad
+ * value_size; offsets[0] not 0, decreasing, or offsets[num_segments] not
+ * n: the message names the first bad entry); CLSORT_ERROR_UNSUPPORTED (an
+ * unstable algorithm, a bit range, f64 without fp64);
+ * CLSORT_ERROR_TOO_LARGE; CLSORT_ERROR_OUT_OF_MEMORY;
+ * CLSORT_ERROR_BUILD_FAILED; CLSORT_ERROR_OPENCL. On error the arrays are
+ * unmodified. Since 0.3. */
+CLSORT_API clsort_status clsort_segmented_sort(clsort_context *ctx, clsort_type type, void *keys,
+                                               void *values, size_t value_size, size_t n,
+                                               const uint64_t *offsets, size_t num_segments,
+                                               const clsort_options *options);
+/* The buffer form: keys and values are device buffers sorted in place;
+ * offsets stay in host memory (the call plans on them and copies the list
+ * of small segments to the device, blocking), as for clsort_sort_buffer
+ * the work is enqueued after `wait_list` and `event` completes with it.
+ * Long segments sorted by the radix sort read their digit histograms back
+ * (blocking), with clsort_sort_buffer's caveat about user events. Returns
+ * as clsort_segmented_sort, plus clsort_sort_buffer's buffer checks.
+ * Since 0.3. */
+CLSORT_API clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsort_type type,
+                                                      cl_mem keys, cl_mem values,
+                                                      size_t value_size, size_t n,
+                                                      const uint64_t *offsets,
+                                                      size_t num_segments,
+                                                      const clsort_options *options,
+                                                      cl_uint num_wait, const cl_event *wait_list,
+                                                      cl_event *event);
+
 /* --------------------------------------------------------------- merging */
 /* Stable merge of two arrays sorted in the order the options name
  * (ascending, or descending with CLSORT_DESCENDING; whole keys, floats in

@@ -76,6 +76,9 @@ typedef enum clsort__slot {
   SLOT_SORT_AUX2,    /* merge-path splits, segment lists, ... */
   SLOT_SORT_AUX3,
   SLOT_RADIX_NV,     /* the NVIDIA radix's counts and plan, kept zeroed */
+  SLOT_SEGMENT_LIST, /* the segmented sort's small segments, */
+  SLOT_SEGMENT_KEYS, /* and the copy of one large segment */
+  SLOT_SEGMENT_VALUES,
   SLOT_COUNT_
 } clsort__slot;
 
