@@ -399,6 +399,66 @@ CLSORT_API clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsor
                                                       cl_uint num_wait, const cl_event *wait_list,
                                                       cl_event *event);
 
+/* ---------------------------------------------------- top-k and select */
+/* The first k elements of the order clsort_sort would produce for these
+ * options (the k smallest keys, or the k largest with CLSORT_DESCENDING),
+ * sorted, into out_keys, and with `indices` not NULL their input positions
+ * (index_size 4 or 8 bytes each). Among equal keys the order is the stable
+ * sort's: the lowest input positions come first, so at the boundary the
+ * keys equal to the k-th that are kept are those of lowest position.
+ * `keys` is untouched. k may be 0 (nothing is written) up to n. Either
+ * out_keys or indices may be NULL, not both (for k > 0).
+ *
+ * A radix select finds the k-th key (8-bit digits from the top: the
+ * shared bucket-offsets primitive gives each digit's histogram, read back
+ * once a round, the compact primitive keeps the candidates), then the keys
+ * at or below it are compacted with their positions and sorted by the
+ * stable radix sort. Many keys equal to the k-th make that set, and its
+ * sort, larger (up to n). From k >= n / 4 the call sorts all n keys with
+ * their positions instead. Scratch: up to n keys + 2n indices + n bytes.
+ * options: NULL or algorithm CLSORT_AUTO or CLSORT_RADIX; CLSORT_STABLE
+ * is accepted (the order is always the stable one); a bit range other
+ * than the whole key returns CLSORT_ERROR_UNSUPPORTED.
+ *
+ * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, keys
+ * with n > 0, both outputs NULL, k > n, unknown type or flags, bad
+ * index_size, an output overlapping keys or the other output);
+ * CLSORT_ERROR_UNSUPPORTED (another algorithm, a bit range, f64 without
+ * fp64); CLSORT_ERROR_TOO_LARGE (n beyond the device allocation limit,
+ * or 4-byte indices that cannot count to n); CLSORT_ERROR_OUT_OF_MEMORY;
+ * CLSORT_ERROR_BUILD_FAILED; CLSORT_ERROR_OPENCL. On error no output is
+ * modified. Since 0.3. */
+CLSORT_API clsort_status clsort_top_k(clsort_context *ctx, clsort_type type, const void *keys,
+                                      size_t n, size_t k, void *out_keys, void *indices,
+                                      size_t index_size, const clsort_options *options);
+/* The buffer form: out_keys (k keys) and indices (k indices) are device
+ * buffers, either NULL. Enqueued after `wait_list`; the select reads its
+ * histograms back (blocking), so the call returns after `wait_list` has
+ * completed, with clsort_sort_buffer's caveat about user events; `event`
+ * completes with the last copy. Returns as clsort_top_k, plus the buffer
+ * checks of clsort_sort_buffer (an output that is also keys, or both
+ * outputs one buffer: CLSORT_ERROR_INVALID_ARGUMENT). Since 0.3. */
+CLSORT_API clsort_status clsort_top_k_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
+                                             size_t n, size_t k, cl_mem out_keys, cl_mem indices,
+                                             size_t index_size, const clsort_options *options,
+                                             cl_uint num_wait, const cl_event *wait_list,
+                                             cl_event *event);
+
+/* The key at position k (0-based) of the order clsort_sort would produce
+ * for these options, written at out_key (one key). `keys` is untouched.
+ * The radix select of clsort_top_k: one histogram read back per 8 bits of
+ * key. Returns as clsort_top_k, with CLSORT_ERROR_INVALID_ARGUMENT for k
+ * >= n (so for n == 0) and for a NULL out_key. Since 0.3. */
+CLSORT_API clsort_status clsort_select(clsort_context *ctx, clsort_type type, const void *keys,
+                                       size_t n, size_t k, void *out_key,
+                                       const clsort_options *options);
+/* The buffer form: the key is written at the start of out_key. Blocking
+ * as clsort_top_k_buffer. Since 0.3. */
+CLSORT_API clsort_status clsort_select_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
+                                              size_t n, size_t k, cl_mem out_key,
+                                              const clsort_options *options, cl_uint num_wait,
+                                              const cl_event *wait_list, cl_event *event);
+
 /* --------------------------------------------------------------- merging */
 /* Stable merge of two arrays sorted in the order the options name
  * (ascending, or descending with CLSORT_DESCENDING; whole keys, floats in

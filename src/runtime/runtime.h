@@ -79,6 +79,13 @@ typedef enum clsort__slot {
   SLOT_SEGMENT_LIST, /* the segmented sort's small segments, */
   SLOT_SEGMENT_KEYS, /* and the copy of one large segment */
   SLOT_SEGMENT_VALUES,
+  SLOT_SELECT_A,     /* the radix select's candidates (ping-pong), */
+  SLOT_SELECT_B,     /* then top-k's keys and positions */
+  SLOT_SELECT_DIGITS, /* each candidate's digit (bucket id) */
+  SLOT_SELECT_TABLE, /* the bucket-offsets table of the digits */
+  SLOT_SELECT_FLAGS, /* the candidates that stay */
+  SLOT_SELECT_COUNT, /* the compact primitive's count */
+  SLOT_SELECT_IOTA,  /* top-k's input positions */
   SLOT_COUNT_
 } clsort__slot;
 

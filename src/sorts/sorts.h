@@ -91,6 +91,26 @@ static inline int clsort__key_kind(clsort_type type) {
 clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job *job,
                                     cl_mem segments, size_t count);
 
+/* top_k.c: the radix select. Of n keys in `keys` ordered as `job` says
+ * (type, direction; whole keys), the one at position `rank` of the sorted
+ * order has order bits (keys.cl) out->bits; out->less keys come before
+ * it and out->equal share its bits. rank < n. Reads a digit histogram
+ * back per round (blocking). */
+typedef struct clsort__selected {
+  uint64_t bits;
+  size_t less, equal;
+} clsort__selected;
+clsort_status clsort__radix_select(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                                   size_t n, size_t rank, clsort__selected *out);
+/* The key whose order bits are `bits`, as its type stores it (the host's
+ * bits_to_key of keys.cl). */
+uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t bits);
+/* The first k (1 <= k <= n) keys of the stable order of keys[0, n), into
+ * out_keys (NULL: none), and with job->value_size (4 or 8) their input
+ * positions into indices. */
+clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                            size_t n, size_t k, cl_mem out_keys, cl_mem indices);
+
 /* runs.c: the out-of-core sort's device steps (api/out_of_core.c). For
  * one sorted run keys[0, n) (sorted as `job` says: type, direction, bit
  * range), writes at cuts[at + j] (cl_ulong) the number of its keys at or
