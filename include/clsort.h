@@ -610,7 +610,13 @@ typedef enum clsort_operation {
   CLSORT_OP_SCAN = 3,          /* clsort_scan(_buffer), both kinds */
   CLSORT_OP_REDUCE = 4,        /* clsort_reduce(_buffer), every op */
   CLSORT_OP_COMPACT = 5,       /* clsort_compact and clsort_split (and _buffer) */
-  CLSORT_OP_BUCKET_OFFSETS = 6 /* clsort_bucket_offsets(_buffer) */
+  CLSORT_OP_BUCKET_OFFSETS = 6, /* clsort_bucket_offsets(_buffer) */
+  /* Since 0.3; clsort_prepare does not take these yet (it returns
+   * CLSORT_ERROR_UNSUPPORTED), clsort_scratch_bytes does. */
+  CLSORT_OP_MERGE = 7,         /* clsort_merge(_pairs)(_buffer) */
+  CLSORT_OP_TOP_K = 8,         /* clsort_top_k(_buffer) */
+  CLSORT_OP_SELECT = 9,        /* clsort_select(_buffer) */
+  CLSORT_OP_SEGMENTED_SORT = 10 /* clsort_segmented_sort(_buffer) */
 } clsort_operation;
 
 /* Builds now, or loads from the disk cache, every kernel that calls of
@@ -635,6 +641,51 @@ typedef enum clsort_operation {
  * calls themselves. Since 0.2. */
 CLSORT_API clsort_status clsort_prepare(clsort_context *ctx, clsort_operation op, clsort_type type,
                                         size_t size, const clsort_options *options);
+
+/* --------------------------------------------------------- caller scratch */
+/* Hands the context `buffer` (a cl_mem of its OpenCL context, readable and
+ * writable, at least `bytes` long) to take its scratch memory from:
+ * every later call carves the scratch its algorithm needs out of it
+ * (sub-buffers, which allocate no device memory) instead of allocating
+ * scratch of its own, so that a loop of calls allocates nothing. A call
+ * that repeats the one before reuses the same sub-buffers. The buffer is
+ * retained until it is replaced, removed (buffer NULL) or the context
+ * released; the caller must not use it while calls are queued. A call
+ * whose scratch does not fit returns CLSORT_ERROR_MEMORY_LIMIT (the
+ * message gives the sizes) before it writes any output; clsort_scratch_bytes
+ * tells how much a call needs. Not carved: the staging of the host-array
+ * forms (they copy the caller's arrays through buffers the context
+ * allocates, except when a CPU device uses aligned arrays in place), and
+ * on GPUs the pinned staging of the host-array sorts. Scratch that the
+ * context held before is released. Returns CLSORT_SUCCESS or
+ * CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx; bytes 0 or beyond the buffer;
+ * a buffer of another OpenCL context, or CL_MEM_READ_ONLY or
+ * CL_MEM_WRITE_ONLY). Since 0.3. */
+CLSORT_API clsort_status clsort_context_set_scratch(clsort_context *ctx, cl_mem buffer,
+                                                    size_t bytes);
+
+/* Writes to *bytes the caller scratch (clsort_context_set_scratch) that
+ * the buffer form of operation `op` needs for n elements of `type`: it
+ * runs that call once on synthetic device data (so it costs about one
+ * such call, and builds its kernels), adding up the scratch requests as
+ * the carving would. `size` is the value size of the pairs forms (sort
+ * pairs, merge pairs, segmented sort with values; 0: keys only) or the
+ * index size of top-k (0: no indices). options as the call takes them.
+ * The figure covers the data the call may meet: top-k over every k
+ * (measured at k = 1 with every key equal, the most candidates, and at k =
+ * n); select on every key equal; the segmented sort on one segment of n
+ * keys plus the list of n / 2 short segments; merge with n / 2 keys a
+ * side. The sample sort and quicksort plan on their data: for them it is
+ * measured on random keys, and other data may need more. Operations:
+ * CLSORT_OP_SORT, CLSORT_OP_SORT_PAIRS (clsort_sort_buffer), CLSORT_OP_SCAN,
+ * CLSORT_OP_REDUCE and the 0.3 operations; others return
+ * CLSORT_ERROR_UNSUPPORTED. Returns as the call itself would for its
+ * arguments, plus CLSORT_ERROR_INVALID_ARGUMENT for a NULL bytes. The
+ * context's own scratch stays allocated afterwards, as after the call.
+ * Since 0.3. */
+CLSORT_API clsort_status clsort_scratch_bytes(clsort_context *ctx, clsort_operation op,
+                                              clsort_type type, size_t n, size_t size,
+                                              const clsort_options *options, size_t *bytes);
 
 #ifdef __cplusplus
 }

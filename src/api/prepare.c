@@ -104,8 +104,12 @@ static clsort_status prepare(clsort_context *ctx, clsort_operation op, clsort_ty
   static const clsort_options defaults = CLSORT_OPTIONS_DEFAULT;
   const clsort_options *o = options ? options : &defaults;
   FORWARD_IF_ERROR(clsort__check_context(ctx));
-  RETURN_IF((unsigned)op > CLSORT_OP_BUCKET_OFFSETS, CLSORT_ERROR_INVALID_ARGUMENT,
+  RETURN_IF((unsigned)op > CLSORT_OP_SEGMENTED_SORT, CLSORT_ERROR_INVALID_ARGUMENT,
             "unknown operation %d", (int)op);
+  RETURN_IF(op > CLSORT_OP_BUCKET_OFFSETS, CLSORT_ERROR_UNSUPPORTED,
+            "clsort_prepare does not prepare operation %d (merge, top-k, select, segmented "
+            "sort) yet",
+            (int)op);
   /* The calls themselves check the rest: an empty call first, before
    * anything is allocated (n == 0 allows NULL arrays). */
   bool sort = op <= CLSORT_OP_ARGSORT;

@@ -48,16 +48,17 @@ static size_t small_limit(const clsort_context *ctx, const clsort__sort_job *job
 }
 
 /* All segments of 2 up to `limit` elements, as [begin, end) cl_ulong
- * pairs, in one launch of the segmented small sort. */
-static clsort_status sort_small(clsort_context *ctx, clsort__sort_job job, const uint64_t *offsets,
-                                size_t num_segments, size_t limit) {
-  size_t count = 0;
+ * pairs, copied to the device; *count receives their number. */
+static clsort_status upload_small(clsort_context *ctx, const uint64_t *offsets, size_t num_segments,
+                                  size_t limit, cl_mem *list, size_t *count) {
+  size_t c = 0;
   for (size_t i = 0; i < num_segments; i++) {
     uint64_t len = offsets[i + 1] - offsets[i];
-    count += len >= 2 && len <= limit;
+    c += len >= 2 && len <= limit;
   }
-  if (count == 0) return CLSORT_SUCCESS;
-  size_t bytes = 2 * count * sizeof(cl_ulong);
+  *count = c;
+  if (c == 0) return CLSORT_SUCCESS;
+  size_t bytes = 2 * c * sizeof(cl_ulong);
   cl_ulong *table = clsort__malloc(ctx, bytes);
   RETURN_IF(!table, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the segment list");
   size_t at = 0;
@@ -67,60 +68,83 @@ static clsort_status sort_small(clsort_context *ctx, clsort__sort_job job, const
     table[at++] = offsets[i];
     table[at++] = offsets[i + 1];
   }
-  cl_mem list;
-  clsort_status st = clsort__scratch(ctx, SLOT_SEGMENT_LIST, bytes, &list);
+  clsort_status st = clsort__scratch(ctx, SLOT_SEGMENT_LIST, bytes, list);
   /* Blocking: the table is freed on return. */
   if (st == CLSORT_SUCCESS)
-    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, list, CL_TRUE, 0, bytes, table, 0, NULL, NULL));
+    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, *list, CL_TRUE, 0, bytes, table, 0, NULL, NULL));
   free(table);
-  job.stable = job.value_size != 0;
-  if (st == CLSORT_SUCCESS) st = clsort__sort_segments(ctx, &job, list, count);
   return st;
 }
 
-/* Each segment longer than `limit`: copied to scratch, sorted there by
- * the algorithm the options name, copied back. */
-static clsort_status sort_large(clsort_context *ctx, const clsort_options *o, clsort__sort_job job,
-                                const uint64_t *offsets, size_t num_segments, size_t limit) {
-  size_t ks = clsort_type_size(job.type), vs = job.value_size, longest = 0;
-  for (size_t i = 0; i < num_segments; i++)
-    if (offsets[i + 1] - offsets[i] > longest) longest = (size_t)(offsets[i + 1] - offsets[i]);
-  if (longest <= limit) return CLSORT_SUCCESS;
-  cl_mem keys = job.keys_in, vals = job.vals_in, sk, sv = NULL;
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SEGMENT_KEYS, longest * ks, &sk));
-  if (vs) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SEGMENT_VALUES, longest * vs, &sv));
-  for (size_t i = 0; i < num_segments; i++) {
-    size_t first = (size_t)offsets[i], len = (size_t)(offsets[i + 1] - offsets[i]);
-    if (len <= limit) continue;
-    FORWARD_IF_ERROR(CL_CHECK(
-        clEnqueueCopyBuffer(ctx->queue, keys, sk, first * ks, 0, len * ks, 0, NULL, NULL)));
-    if (vs)
-      FORWARD_IF_ERROR(CL_CHECK(
-          clEnqueueCopyBuffer(ctx->queue, vals, sv, first * vs, 0, len * vs, 0, NULL, NULL)));
-    clsort__sort_job seg = job;
-    seg.n = len;
-    seg.keys_in = seg.keys_out = sk;
-    seg.vals_in = seg.vals_out = sv;
-    FORWARD_IF_ERROR(clsort__dispatch_sort(ctx, o, &seg));
-    FORWARD_IF_ERROR(CL_CHECK(
-        clEnqueueCopyBuffer(ctx->queue, sk, keys, 0, first * ks, len * ks, 0, NULL, NULL)));
-    if (vs)
-      FORWARD_IF_ERROR(CL_CHECK(
-          clEnqueueCopyBuffer(ctx->queue, sv, vals, 0, first * vs, len * vs, 0, NULL, NULL)));
-  }
-  return CLSORT_SUCCESS;
+/* Segment lengths, longest first (qsort). */
+typedef struct seg {
+  size_t first, len;
+} seg;
+static int longer_first(const void *a, const void *b) {
+  size_t x = ((const seg *)a)->len, y = ((const seg *)b)->len;
+  return (x < y) - (x > y);
 }
 
-/* Both forms end here, the keys (and values) on the device. */
+/* Each segment longer than `limit`: copied to scratch, sorted there by
+ * the algorithm the options name, copied back; the longest first, so
+ * that the first sort takes all the scratch that any of them needs (and
+ * a caller's scratch that is too small fails before anything is
+ * written). */
+static clsort_status sort_large(clsort_context *ctx, const clsort_options *o, clsort__sort_job job,
+                                const uint64_t *offsets, size_t num_segments, size_t limit) {
+  size_t ks = clsort_type_size(job.type), vs = job.value_size, count = 0;
+  for (size_t i = 0; i < num_segments; i++) count += offsets[i + 1] - offsets[i] > limit;
+  if (count == 0) return CLSORT_SUCCESS;
+  seg *segs = clsort__malloc(ctx, count * sizeof *segs);
+  RETURN_IF(!segs, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the list of long segments");
+  count = 0;
+  for (size_t i = 0; i < num_segments; i++)
+    if (offsets[i + 1] - offsets[i] > limit)
+      segs[count++] = (seg){(size_t)offsets[i], (size_t)(offsets[i + 1] - offsets[i])};
+  qsort(segs, count, sizeof *segs, longer_first);
+  cl_mem keys = job.keys_in, vals = job.vals_in, sk, sv = NULL;
+  clsort_status st = clsort__scratch(ctx, SLOT_SEGMENT_KEYS, segs[0].len * ks, &sk);
+  if (st == CLSORT_SUCCESS && vs)
+    st = clsort__scratch(ctx, SLOT_SEGMENT_VALUES, segs[0].len * vs, &sv);
+  for (size_t i = 0; st == CLSORT_SUCCESS && i < count; i++) {
+    size_t first = segs[i].first, len = segs[i].len;
+    st =
+        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, keys, sk, first * ks, 0, len * ks, 0, NULL, NULL));
+    if (st == CLSORT_SUCCESS && vs)
+      st = CL_CHECK(
+          clEnqueueCopyBuffer(ctx->queue, vals, sv, first * vs, 0, len * vs, 0, NULL, NULL));
+    clsort__sort_job one = job;
+    one.n = len;
+    one.keys_in = one.keys_out = sk;
+    one.vals_in = one.vals_out = sv;
+    if (st == CLSORT_SUCCESS) st = clsort__dispatch_sort(ctx, o, &one);
+    if (st == CLSORT_SUCCESS)
+      st = CL_CHECK(
+          clEnqueueCopyBuffer(ctx->queue, sk, keys, 0, first * ks, len * ks, 0, NULL, NULL));
+    if (st == CLSORT_SUCCESS && vs)
+      st = CL_CHECK(
+          clEnqueueCopyBuffer(ctx->queue, sv, vals, 0, first * vs, len * vs, 0, NULL, NULL));
+  }
+  free(segs);
+  return st;
+}
+
+/* Both forms end here, the keys (and values) on the device: the short
+ * segments' list is acquired first and the long segments sorted next, so
+ * that scratch that cannot be had fails the call before it writes. */
 static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
                                   const clsort__sort_job *job, const uint64_t *offsets,
                                   size_t num_segments) {
-  size_t limit = small_limit(ctx, job);
-  FORWARD_IF_ERROR(sort_small(ctx, *job, offsets, num_segments, limit));
+  size_t limit = small_limit(ctx, job), count;
+  cl_mem list = NULL;
+  FORWARD_IF_ERROR(upload_small(ctx, offsets, num_segments, limit, &list, &count));
   /* AUTO would pick the unstable bitonic sort for short long segments. */
   clsort_options stable = *o;
   stable.flags |= CLSORT_STABLE;
-  return sort_large(ctx, &stable, *job, offsets, num_segments, limit);
+  FORWARD_IF_ERROR(sort_large(ctx, &stable, *job, offsets, num_segments, limit));
+  clsort__sort_job small = *job;
+  small.stable = job->value_size != 0;
+  return count ? clsort__sort_segments(ctx, &small, list, count) : CLSORT_SUCCESS;
 }
 
 /* The checks both forms share, in the documented order. */

@@ -120,26 +120,27 @@ uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t b) {
   }
 }
 
-/* Keys and positions of n keys, sorted stably: the path of a large k. */
+/* Keys and positions of n keys, sorted stably: the path of a large k.
+ * The keys are copied first and sorted in place: with keys_in apart from
+ * keys_out, the radix sort's GPU shape was seen to leave keys_out
+ * unwritten when every pass is skipped (all keys equal;
+ * CLSORT_TUNING=16:16:2, n = 6). */
 static clsort_status sort_all(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
                               size_t n, cl_mem *sorted_keys, cl_mem *sorted_idx) {
   size_t ks = clsort_type_size(job->type), is = job->value_size;
   clsort__sort_job s = *job;
   s.n = n;
-  s.keys_in = keys;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_A, n * ks, &s.keys_out));
+  s.keys_in = s.keys_out;
   if (is) {
     FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_B, n * is, &s.vals_in));
     s.vals_out = s.vals_in;
-    FORWARD_IF_ERROR(clsort__run_iota(ctx, &s, s.vals_in, n, 0));
   }
+  FORWARD_IF_ERROR(
+      CL_CHECK(clEnqueueCopyBuffer(ctx->queue, keys, s.keys_out, 0, 0, n * ks, 0, NULL, NULL)));
+  if (is) FORWARD_IF_ERROR(clsort__run_iota(ctx, &s, s.vals_in, n, 0));
   s.make_index = false;
-  /* The radix sort leaves one key where it is: copy it. */
-  if (n >= 2)
-    FORWARD_IF_ERROR(clsort__radix_sort(ctx, &s));
-  else
-    FORWARD_IF_ERROR(
-        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, keys, s.keys_out, 0, 0, ks, 0, NULL, NULL)));
+  if (n >= 2) FORWARD_IF_ERROR(clsort__radix_sort(ctx, &s));
   *sorted_keys = s.keys_out;
   *sorted_idx = s.vals_out;
   return CLSORT_SUCCESS;
