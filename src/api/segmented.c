@@ -4,6 +4,7 @@
  * one is copied out, sorted by a whole-array sort and copied back. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "api/api.h"
 
@@ -129,6 +130,28 @@ static clsort_status sort_large(clsort_context *ctx, const clsort_options *o, cl
   return st;
 }
 
+/* Whether to sort every segment at once (two whole-array radix sorts)
+ * rather than each short one in a work-group of its own: on CPU devices
+ * when there are many short segments, where a work-group per segment
+ * costs most (PoCL, 2 shared cores, `clsort bench --ops segmented`: 2^20
+ * u32 keys in segments of 64 took 1465 ms one group each, 315 ms at
+ * once). GPUs keep the small sort until the H100 says otherwise.
+ * CLSORT_SEGMENTED=global or split (environment) forces either, to
+ * measure them. */
+static bool use_global(const clsort_context *ctx, const clsort__sort_job *job,
+                       const uint64_t *offsets, size_t num_segments, size_t limit) {
+  if (num_segments > UINT32_MAX || job->n < 2) return false;
+  const char *force = getenv("CLSORT_SEGMENTED");
+  if (force && strcmp(force, "global") == 0) return true;
+  if (force && strcmp(force, "split") == 0) return false;
+  size_t small = 0;
+  for (size_t i = 0; i < num_segments; i++) {
+    uint64_t len = offsets[i + 1] - offsets[i];
+    small += len >= 2 && len <= limit;
+  }
+  return ctx->is_cpu && small > 64;
+}
+
 /* Both forms end here, the keys (and values) on the device: the short
  * segments' list is acquired first and the long segments sorted next, so
  * that scratch that cannot be had fails the call before it writes. */
@@ -136,6 +159,8 @@ static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
                                   const clsort__sort_job *job, const uint64_t *offsets,
                                   size_t num_segments) {
   size_t limit = small_limit(ctx, job), count;
+  if (use_global(ctx, job, offsets, num_segments, limit))
+    return clsort__sort_segments_global(ctx, job, offsets, num_segments);
   cl_mem list = NULL;
   FORWARD_IF_ERROR(upload_small(ctx, offsets, num_segments, limit, &list, &count));
   /* AUTO would pick the unstable bitonic sort for short long segments. */

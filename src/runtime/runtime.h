@@ -79,6 +79,8 @@ typedef enum clsort__slot {
   SLOT_SEGMENT_LIST, /* the segmented sort's small segments, */
   SLOT_SEGMENT_KEYS, /* and the copy of one large segment */
   SLOT_SEGMENT_VALUES,
+  SLOT_SEGMENT_POS,  /* the global path's positions */
+  SLOT_SEGMENT_IDS,  /* and segment ids */
   SLOT_SELECT_A,     /* the radix select's candidates (ping-pong), */
   SLOT_SELECT_B,     /* then top-k's keys and positions */
   SLOT_SELECT_DIGITS, /* each candidate's digit (bucket id) */

@@ -111,6 +111,16 @@ uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t bits);
 clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
                             size_t n, size_t k, cl_mem out_keys, cl_mem indices);
 
+/* The global path of the segmented sort (segmented_sort.c): the `count`
+ * segments of job->keys_in (and job->vals_in) that the host `offsets`
+ * (count + 1 entries, from 0 to job->n) bound, all sorted at once and
+ * stably: a stable radix sort of every key with its position, the
+ * positions then sorted stably by their segment (the bits that count
+ * needs only), the keys and values gathered into job->keys_out and
+ * job->vals_out (which may be the inputs). count < 2^32. */
+clsort_status clsort__sort_segments_global(clsort_context *ctx, const clsort__sort_job *job,
+                                           const uint64_t *offsets, size_t count);
+
 /* runs.c: the out-of-core sort's device steps (api/out_of_core.c). For
  * one sorted run keys[0, n) (sorted as `job` says: type, direction, bit
  * range), writes at cuts[at + j] (cl_ulong) the number of its keys at or

@@ -17,15 +17,17 @@ enum {
   L_ALL_ONE,     /* every segment one key */
   L_STRADDLE,    /* limit - 1, limit, limit + 1, 0, 2, limit + 1000 */
   L_RANDOM,      /* random sizes, a few long, zeros among them */
+  L_MANY,        /* 400 short segments, empty ones among them: the global path on CPUs */
   L_COUNT
 };
-static const char *const layout_names[L_COUNT] = {"empty-mixed", "one-short", "one-long",
-                                                  "all-one",     "straddle",  "random"};
+static const char *const layout_names[L_COUNT] = {"empty-mixed", "one-short", "one-long", "all-one",
+                                                  "straddle",    "random",    "many"};
 
-/* Fills offsets (room for 64 + 1 entries) for the layout; returns the
- * number of segments, n in *n. */
+/* Fills offsets (room for MAX_SEGMENTS + 1 entries) for the layout;
+ * returns the number of segments, n in *n. */
+#define MAX_SEGMENTS 400
 static size_t make_layout(t_rng *r, int layout, size_t limit, uint64_t *offsets, size_t *n) {
-  size_t sizes[64], count = 0;
+  size_t sizes[MAX_SEGMENTS], count = 0;
   switch (layout) {
     case L_EMPTY_MIXED:
       for (size_t i = 0; i < 40; i++) sizes[count++] = i % 3 ? t_rng_below(r, 40) : 0;
@@ -44,6 +46,9 @@ static size_t make_layout(t_rng *r, int layout, size_t limit, uint64_t *offsets,
       for (size_t i = 0; i < 6; i++) sizes[count++] = s[i];
       break;
     }
+    case L_MANY:
+      for (size_t i = 0; i < MAX_SEGMENTS; i++) sizes[count++] = t_rng_below(r, 70);
+      break;
     default:
       for (size_t i = 0; i < 24; i++)
         sizes[count++] = i % 7 == 3 ? t_rng_size(r, limit + 1, 3 * limit)
@@ -62,7 +67,7 @@ static size_t make_layout(t_rng *r, int layout, size_t limit, uint64_t *offsets,
 static void check_case(t_rng *r, clsort_type t, int layout, int dist, size_t vs, bool desc,
                        bool buffer) {
   size_t limit = clsort__test_segment_capacity_flags(T_CTX, t, vs, vs ? CLSORT_STABLE : 0u);
-  uint64_t offsets[65];
+  uint64_t offsets[MAX_SEGMENTS + 1];
   size_t n, count = make_layout(r, layout, limit, offsets, &n);
   size_t ks = clsort_type_size(t);
   clsort_options o = {CLSORT_AUTO, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
@@ -139,6 +144,20 @@ T_TEST(segmented_u32_modes) {
       check_case(&r, CLSORT_U32, L_STRADDLE, D_FEW, payloads[p], desc, false);
       check_case(&r, CLSORT_U32, L_RANDOM, D_UNIFORM, payloads[p], desc, desc);
     }
+}
+
+/* Both paths forced (CLSORT_SEGMENTED), whatever the device would pick,
+ * on the layouts that mix short and long segments. */
+T_TEST(segmented_paths) {
+  t_setenv("CLSORT_SEGMENTED", _i == 0 ? "global" : "split");
+  t_rng r;
+  t_rng_init(&r, _i == 0 ? "segmented_global" : "segmented_split");
+  static const size_t payloads[3] = {0, 4, 8};
+  int layouts[3] = {L_MANY, L_STRADDLE, L_RANDOM};
+  for (int l = 0; l < 3; l++)
+    for (int desc = 0; desc < 2; desc++)
+      check_case(&r, l == 0 ? CLSORT_F32 : CLSORT_I64, layouts[l], (l * 2 + desc) % D_COUNT,
+                 payloads[(l + (size_t)desc) % 3], desc, desc == 1);
 }
 
 /* n == 0: no segments, or only empty ones. */
@@ -222,6 +241,7 @@ static void add(Suite *s, unsigned tiers) {
   TCase *tc = t_tcase(s, "segmented", true);
   tcase_add_loop_test(tc, segmented_types, 0, 6);
   tcase_add_test(tc, segmented_u32_modes);
+  tcase_add_loop_test(tc, segmented_paths, 0, 2);
   tcase_add_test(tc, segmented_empty);
   tcase_add_test(tc, segmented_errors);
 }
