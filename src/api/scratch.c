@@ -16,6 +16,7 @@ static clsort_status set_scratch(clsort_context *ctx, cl_mem buffer, size_t byte
   }
   /* Under the lock no call is running: the slots are free to go. */
   clFinish(ctx->queue);
+  clsort__scratch_release_all(ctx);
   clsort__set_caller_scratch(ctx, buffer, bytes);
   return CLSORT_SUCCESS;
 }
@@ -139,6 +140,7 @@ static clsort_status scratch_bytes(clsort_context *ctx, clsort_operation op, cls
   size_t caller_bytes = ctx->caller_scratch_bytes;
   if (caller) {
     clRetainMemObject(caller);
+    clsort__scratch_release_all(ctx);
     clsort__set_caller_scratch(ctx, NULL, 0);
   }
   size_t got = 0, more = 0;
@@ -152,6 +154,7 @@ static clsort_status scratch_bytes(clsort_context *ctx, clsort_operation op, cls
     got += clsort__carve_bytes(ctx, n / 2 * 2 * sizeof(cl_ulong));
   clFinish(ctx->queue);
   if (caller) {
+    clsort__scratch_release_all(ctx);
     clsort__set_caller_scratch(ctx, caller, caller_bytes);
     clReleaseMemObject(caller);
   }

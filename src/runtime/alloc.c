@@ -106,9 +106,9 @@ clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t byt
   ctx->scratch_epoch[slot] = ctx->epoch;
   if (ctx->measuring) clsort__measure(ctx, slot, bytes);
   if (clsort__carving(ctx, slot)) {
-    /* A slot allocated before the caller's scratch came is given back. */
-    if (ctx->scratch[slot] && !ctx->carved[slot]) clsort__release_slot(ctx, slot);
-    return clsort__carve(ctx, slot, bytes, out);
+    if (clsort__carve_reuse(ctx, slot, bytes, out)) return CLSORT_SUCCESS;
+    clsort__release_slot(ctx, slot);
+    return clsort__carve_new(ctx, slot, bytes, out);
   }
   if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {
     *out = ctx->scratch[slot];

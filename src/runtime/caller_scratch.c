@@ -38,31 +38,36 @@ void clsort__measure(clsort_context *ctx, clsort__slot slot, size_t bytes) {
   ctx->measured += clsort__carve_bytes(ctx, bytes);
 }
 
-clsort_status clsort__carve(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out) {
+bool clsort__carve_reuse(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out) {
   size_t take = clsort__carve_bytes(ctx, bytes);
   cl_mem old = ctx->scratch[slot];
-  /* Carved earlier in this call and large enough: the same memory. */
-  if (old && ctx->carve_call_of[slot] == ctx->carve_call && ctx->scratch_size[slot] >= bytes) {
+  if (!old || !ctx->carved[slot] || ctx->scratch_size[slot] < bytes) return false;
+  /* Carved earlier in this call: the same memory. */
+  if (ctx->carve_call_of[slot] == ctx->carve_call) {
     *out = old;
-    return CLSORT_SUCCESS;
+    return true;
   }
   /* Carved by an earlier call just where this one has got to, with the
    * same size: what a fresh carve would make (so that measurements hold). */
-  if (old && ctx->carve_origin[slot] == ctx->carve_cursor &&
+  if (ctx->carve_origin[slot] == ctx->carve_cursor &&
       clsort__carve_bytes(ctx, ctx->scratch_size[slot]) == take &&
-      ctx->scratch_size[slot] >= bytes && take <= ctx->caller_scratch_bytes - ctx->carve_cursor) {
+      take <= ctx->caller_scratch_bytes - ctx->carve_cursor) {
     ctx->carve_call_of[slot] = ctx->carve_call;
     ctx->carve_cursor += take;
     *out = old;
-    return CLSORT_SUCCESS;
+    return true;
   }
+  return false;
+}
+
+clsort_status clsort__carve_new(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out) {
+  size_t take = clsort__carve_bytes(ctx, bytes);
   RETURN_IF(ctx->carve_cursor > ctx->caller_scratch_bytes ||
                 take > ctx->caller_scratch_bytes - ctx->carve_cursor,
             CLSORT_ERROR_MEMORY_LIMIT,
             "the caller's scratch buffer (%zu bytes) is too small for this call: it needs more "
             "than %zu (clsort_scratch_bytes tells how much)",
             ctx->caller_scratch_bytes, ctx->carve_cursor + take);
-  clsort__release_slot(ctx, slot);
   cl_buffer_region region = {ctx->carve_cursor, bytes ? bytes : 16};
   cl_int err;
   cl_mem sub = clCreateSubBuffer(ctx->caller_scratch, CL_MEM_READ_WRITE,
@@ -82,7 +87,6 @@ clsort_status clsort__carve(clsort_context *ctx, clsort__slot slot, size_t bytes
 }
 
 void clsort__set_caller_scratch(clsort_context *ctx, cl_mem buffer, size_t bytes) {
-  clsort__scratch_release_all(ctx);
   if (ctx->caller_scratch) clReleaseMemObject(ctx->caller_scratch);
   if (buffer) clRetainMemObject(buffer);
   ctx->caller_scratch = buffer;

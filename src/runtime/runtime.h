@@ -304,11 +304,14 @@ void clsort__release_buffer(clsort_context *ctx, cl_mem buf);
  * (clsort_context_set_scratch). Whether `slot` is carved from it (the
  * algorithms' slots are; the host-array staging slots never are). */
 bool clsort__carving(const clsort_context *ctx, clsort__slot slot);
-/* The slot's sub-buffer of the caller's scratch, at least `bytes`: the
- * one it had when that still starts at the cursor and is large enough
- * (a call that repeats the one before creates nothing), else a new one
- * there. CLSORT_ERROR_MEMORY_LIMIT when the caller's buffer is too small. */
-clsort_status clsort__carve(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out);
+/* Whether the slot's sub-buffer of the caller's scratch, of at least
+ * `bytes`, can serve again (into *out): carved earlier in this call, or
+ * by an earlier call just where this one's carving has got to, with the
+ * same size (so a call that repeats the one before creates nothing). */
+bool clsort__carve_reuse(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out);
+/* Carves a new sub-buffer of `bytes` for the (released) slot at the
+ * cursor. CLSORT_ERROR_MEMORY_LIMIT when the caller's buffer is too small. */
+clsort_status clsort__carve_new(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out);
 /* Restarts the carving: each outermost public call (clsort__enter). */
 void clsort__carve_new_call(clsort_context *ctx);
 /* Adds a slot request to the measurement of clsort_scratch_bytes. */
@@ -316,8 +319,8 @@ void clsort__measure(clsort_context *ctx, clsort__slot slot, size_t bytes);
 /* The bytes a carve of `bytes` takes: rounded up to the device's
  * sub-buffer alignment. */
 size_t clsort__carve_bytes(const clsort_context *ctx, size_t bytes);
-/* Makes `buffer` (NULL: none) the context's scratch; every slot is
- * released first. Retains it. */
+/* Makes `buffer` (NULL: none) the context's scratch, retained; the
+ * caller releases every slot first (clsort__scratch_release_all). */
 void clsort__set_caller_scratch(clsort_context *ctx, cl_mem buffer, size_t bytes);
 
 /* budget.c: the device memory limit. */
