@@ -127,6 +127,13 @@ typedef struct sample {
  * failing status; sets *discard when the sample must not count. */
 typedef clsort_status (*run_fn)(bench_state *s, void *user, sample *out, int *discard);
 
+/* One timed run of a device-buffer call: `call` enqueues it and returns
+ * its final event; out receives its device time (s->timer, from just
+ * before the call to that event) and its wall time. */
+typedef clsort_status (*device_call_fn)(bench_state *s, void *user, cl_event *final);
+clsort_status time_device_call(bench_state *s, device_call_fn call, void *user, sample *out,
+                               int *discard);
+
 /* Warm-up runs, then cfg->runs timed runs (fewer, but at least 3, once a
  * case has used cfg->max_case_seconds). Fills the timing fields of rec:
  * runs, warmup, median/min/max/mean, wall median, first call. */

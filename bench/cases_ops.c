@@ -131,24 +131,17 @@ static clsort_status call_lib(bench_state *s, ops_case *c, cl_event *final) {
   }
 }
 
+static clsort_status call_lib_fn(bench_state *s, void *user, cl_event *final) {
+  return call_lib(s, user, final);
+}
+
 static clsort_status run_lib(bench_state *s, void *user, sample *out, int *discard) {
   ops_case *c = user;
-  cl_event mark = NULL, final = NULL;
   /* The segmented sort sorts in place: each run starts from the unsorted
    * keys, copied before the timing starts. */
   if (c->kind == OPS_SEGMENTED && dev_copy(s, c->in, c->out, c->n * kt_size(c->type)))
     return CLSORT_ERROR_OPENCL;
-  if (timer_begin(&s->timer, &mark) != CL_SUCCESS) return CLSORT_ERROR_OPENCL;
-  double t0 = wall_ms();
-  clsort_status st = call_lib(s, c, &final);
-  if (st != CLSORT_SUCCESS) {
-    clReleaseEvent(mark);
-    return st;
-  }
-  cl_int err = timer_end(&s->timer, mark, final, &out->device_ms, discard);
-  out->wall_ms = wall_ms() - t0;
-  if (final) clReleaseEvent(final);
-  return err == CL_SUCCESS ? CLSORT_SUCCESS : CLSORT_ERROR_OPENCL;
+  return time_device_call(s, call_lib_fn, user, out, discard);
 }
 
 static clsort_status run_c(bench_state *s, void *user, sample *out, int *discard) {

@@ -37,6 +37,13 @@ extern const clsort_options clsort__default_options;
 clsort_status clsort__check_options(const clsort_context *ctx, clsort_type type,
                                     const clsort_options *o);
 clsort__sort_job clsort__make_job(clsort_type type, size_t n, const clsort_options *o);
+/* The operations beside the sorts (merge, top-k, select, segmented sort):
+ * clsort__check_options, then an algorithm among `algorithms` (a bit per
+ * clsort_algorithm) and whole keys, else CLSORT_ERROR_UNSUPPORTED; `what`
+ * names the operation in the message. */
+clsort_status clsort__check_op_options(const clsort_context *ctx, clsort_type type,
+                                      const clsort_options *o, unsigned algorithms,
+                                      const char *what);
 /* dispatch.c: runs a sort job on device buffers with the algorithm the
  * options name (CLSORT_AUTO: the bitonic or the radix sort). */
 const char *clsort__algorithm_name(clsort_algorithm a);

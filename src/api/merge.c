@@ -5,18 +5,12 @@
 
 #include "api/api.h"
 
-/* The options a merge can honour: it compares whole keys with the merge
- * sort's pass, which is stable, so only AUTO and MERGE name it. */
+/* A merge runs the merge sort's pass (stable, whole keys): AUTO and
+ * MERGE name it. */
 static clsort_status check_merge_options(const clsort_context *ctx, clsort_type type,
                                          const clsort_options *o) {
-  FORWARD_IF_ERROR(clsort__check_options(ctx, type, o));
-  RETURN_IF(o->algorithm != CLSORT_AUTO && o->algorithm != CLSORT_MERGE, CLSORT_ERROR_UNSUPPORTED,
-            "a merge runs the merge sort's pass; algorithm %s is not one",
-            clsort__algorithm_name(o->algorithm));
-  unsigned bits = (unsigned)clsort_type_size(type) * 8;
-  RETURN_IF(o->begin_bit != 0 || (o->end_bit != 0 && o->end_bit != bits), CLSORT_ERROR_UNSUPPORTED,
-            "a merge compares whole keys; bit ranges are not supported");
-  return CLSORT_SUCCESS;
+  return clsort__check_op_options(ctx, type, o, (1u << CLSORT_AUTO) | (1u << CLSORT_MERGE),
+                                  "a merge");
 }
 
 /* The sizes shared by both forms: na + nb must not wrap, value_size is 0

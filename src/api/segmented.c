@@ -12,16 +12,9 @@
  * segments. The small sort compares whole keys. */
 static clsort_status check_segmented_options(const clsort_context *ctx, clsort_type type,
                                              const clsort_options *o) {
-  FORWARD_IF_ERROR(clsort__check_options(ctx, type, o));
-  RETURN_IF(
-      o->algorithm != CLSORT_AUTO && o->algorithm != CLSORT_RADIX && o->algorithm != CLSORT_MERGE,
-      CLSORT_ERROR_UNSUPPORTED,
-      "the segmented sort is stable; algorithm %s is not (use AUTO, RADIX or MERGE)",
-      clsort__algorithm_name(o->algorithm));
-  unsigned bits = (unsigned)clsort_type_size(type) * 8;
-  RETURN_IF(o->begin_bit != 0 || (o->end_bit != 0 && o->end_bit != bits), CLSORT_ERROR_UNSUPPORTED,
-            "the segmented sort compares whole keys; bit ranges are not supported");
-  return CLSORT_SUCCESS;
+  return clsort__check_op_options(ctx, type, o,
+                                  (1u << CLSORT_AUTO) | (1u << CLSORT_RADIX) | (1u << CLSORT_MERGE),
+                                  "the segmented sort (stable)");
 }
 
 /* The offsets' contract, with the first entry that breaks it. */

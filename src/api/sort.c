@@ -22,6 +22,20 @@ clsort_status clsort__check_options(const clsort_context *ctx, clsort_type type,
   return CLSORT_SUCCESS;
 }
 
+clsort_status clsort__check_op_options(const clsort_context *ctx, clsort_type type,
+                                      const clsort_options *o, unsigned algorithms,
+                                      const char *what) {
+  FORWARD_IF_ERROR(clsort__check_options(ctx, type, o));
+  RETURN_IF(!(algorithms & (1u << o->algorithm)), CLSORT_ERROR_UNSUPPORTED,
+            "%s: algorithm %s is not available for it", what,
+            clsort__algorithm_name(o->algorithm));
+  unsigned bits = (unsigned)clsort_type_size(type) * 8;
+  RETURN_IF(o->begin_bit != 0 || (o->end_bit != 0 && o->end_bit != bits),
+            CLSORT_ERROR_UNSUPPORTED, "%s compares whole keys; bit ranges are not supported",
+            what);
+  return CLSORT_SUCCESS;
+}
+
 clsort__sort_job clsort__make_job(clsort_type type, size_t n, const clsort_options *o) {
   clsort__sort_job job;
   memset(&job, 0, sizeof job);

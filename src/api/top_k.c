@@ -11,14 +11,8 @@
  * costs nothing. */
 static clsort_status check_select_options(const clsort_context *ctx, clsort_type type,
                                           const clsort_options *o) {
-  FORWARD_IF_ERROR(clsort__check_options(ctx, type, o));
-  RETURN_IF(o->algorithm != CLSORT_AUTO && o->algorithm != CLSORT_RADIX, CLSORT_ERROR_UNSUPPORTED,
-            "top-k and select run the radix select; algorithm %s is not available for them",
-            clsort__algorithm_name(o->algorithm));
-  unsigned bits = (unsigned)clsort_type_size(type) * 8;
-  RETURN_IF(o->begin_bit != 0 || (o->end_bit != 0 && o->end_bit != bits), CLSORT_ERROR_UNSUPPORTED,
-            "top-k and select compare whole keys; bit ranges are not supported");
-  return CLSORT_SUCCESS;
+  return clsort__check_op_options(ctx, type, o, (1u << CLSORT_AUTO) | (1u << CLSORT_RADIX),
+                                  "top-k and select (a radix select)");
 }
 
 /* What both top-k forms share after the options: k against n, the index

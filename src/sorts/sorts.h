@@ -121,6 +121,11 @@ clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl
 clsort_status clsort__sort_segments_global(clsort_context *ctx, const clsort__sort_job *job,
                                            const uint64_t *offsets, size_t count);
 
+/* A kernel of a program whose only options are the key width (keys.cl's
+ * KEY_T and KEY_BITS): runs.cl, topk.cl (runs.c). */
+clsort_status clsort__key_width_kernel(clsort_context *ctx, const clsort__program_spec *spec,
+                                       size_t key_size, const char *name, cl_kernel *out);
+
 /* runs.c: the out-of-core sort's device steps (api/out_of_core.c). For
  * one sorted run keys[0, n) (sorted as `job` says: type, direction, bit
  * range), writes at cuts[at + j] (cl_ulong) the number of its keys at or

@@ -23,10 +23,7 @@ static const clsort__program_spec topk_spec = {"topk", topk_files};
 
 static clsort_status topk_kernel(clsort_context *ctx, size_t key_size, const char *name,
                                  cl_kernel *out) {
-  char options[64];
-  snprintf(options, sizeof options, "-DKEY_T=%s -DKEY_BITS=%zu", key_size == 8 ? "ulong" : "uint",
-           key_size * 8);
-  return clsort__get_kernel(ctx, &topk_spec, options, name, out);
+  return clsort__key_width_kernel(ctx, &topk_spec, key_size, name, out);
 }
 
 /* An element-wise kernel over n elements (topk.cl's TK_FOR): enough

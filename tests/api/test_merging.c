@@ -33,13 +33,6 @@ static void gen_sides(t_rng *r, clsort_type t, int dist, bool interleave, const 
   t_gather((char *)all + na * ks, pb, nb, ks, b);
 }
 
-/* A buffer holding `bytes` of p, and some more: never empty. */
-static cl_mem padded_buffer(const void *p, size_t bytes) {
-  char *copy = t_alloc(bytes + 64);
-  memcpy(copy, p, bytes);
-  return t_buffer(bytes + 64, copy);
-}
-
 /* One merge through the host form (vs 0: clsort_merge; 4 or 8: pairs)
  * and, with `buffer`, the buffer form; outputs checked against the stable
  * reference, the guards past na + nb and the inputs unchanged. */
@@ -69,8 +62,8 @@ static void check_merge(clsort_type t, const void *a, size_t na, const void *b, 
       st = vs ? clsort_merge_pairs(T_CTX, t, a, vals, na, b, vals + na * vs, nb, out, vout, vs, o)
               : clsort_merge(T_CTX, t, a, na, b, nb, out, o);
     } else {
-      cl_mem ba = padded_buffer(a, na * ks), bb = padded_buffer(b, nb * ks);
-      cl_mem bva = padded_buffer(vals, na * vs), bvb = padded_buffer(vals + na * vs, nb * vs);
+      cl_mem ba = t_buffer_padded(a, na * ks), bb = t_buffer_padded(b, nb * ks);
+      cl_mem bva = t_buffer_padded(vals, na * vs), bvb = t_buffer_padded(vals + na * vs, nb * vs);
       cl_mem bo = t_buffer((n + GUARD) * ks, NULL), bvo = t_buffer((n + GUARD) * 8, NULL);
       cl_event ev = NULL;
       st = clsort_merge_buffer(T_CTX, t, ba, vs ? bva : NULL, na, bb, vs ? bvb : NULL, nb, bo,
@@ -152,16 +145,6 @@ T_TEST(merge_ties_and_interleaved) {
 }
 
 /* ------------------------------------------------------------- errors */
-#define EXPECT_STATUS(call, status)                                                         \
-  do {                                                                                      \
-    clsort_status s_ = (call), e_ = (status);                                               \
-    if (s_ != e_)                                                                           \
-      ck_abort_msg("%s: %s returned %s, expected %s; last error: \"%s\"", t_where(), #call, \
-                   t_status_name(s_), t_status_name(e_), t_last_error());                   \
-    if (clsort_last_error_message()[0] == '\0')                                             \
-      ck_abort_msg("%s: %s failed with an empty message", t_where(), #call);                \
-  } while (0)
-
 enum { EN = 64 };
 
 /* Each bad argument of the host forms, one at a time: its status, and the
@@ -180,41 +163,40 @@ T_TEST(merge_errors) {
   clsort_options radix = {CLSORT_RADIX, 0u, 0u, 0u}, bits = {CLSORT_AUTO, 0u, 0u, 16u};
   clsort_options flags = {CLSORT_AUTO, 0x80u, 0u, 0u};
   t_label("merge errors");
-  EXPECT_STATUS(clsort_merge(NULL, CLSORT_U32, a, EN, b, EN, out, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge(T_CTX, (clsort_type)99, a, EN, b, EN, out, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge(T_CTX, CLSORT_U32, a, EN, b, EN, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge(T_CTX, CLSORT_U32, NULL, EN, b, EN, out, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge(T_CTX, CLSORT_U32, a, EN, NULL, 1, out, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge(T_CTX, CLSORT_U32, a, EN, b, EN, out, &flags),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge(T_CTX, CLSORT_U32, a, EN, b, EN, out, &radix),
-                CLSORT_ERROR_UNSUPPORTED);
-  EXPECT_STATUS(clsort_merge(T_CTX, CLSORT_U32, a, EN, b, EN, out, &bits),
-                CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_ERROR(clsort_merge(NULL, CLSORT_U32, a, EN, b, EN, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge(T_CTX, (clsort_type)99, a, EN, b, EN, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge(T_CTX, CLSORT_U32, a, EN, b, EN, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge(T_CTX, CLSORT_U32, NULL, EN, b, EN, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge(T_CTX, CLSORT_U32, a, EN, NULL, 1, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge(T_CTX, CLSORT_U32, a, EN, b, EN, out, &flags),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge(T_CTX, CLSORT_U32, a, EN, b, EN, out, &radix),
+               CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_ERROR(clsort_merge(T_CTX, CLSORT_U32, a, EN, b, EN, out, &bits), CLSORT_ERROR_UNSUPPORTED);
   /* out overlapping a (ending inside it), b, or both of the pairs' values. */
-  EXPECT_STATUS(clsort_merge(T_CTX, CLSORT_U32, buf + 2 * EN, EN, b, EN, buf + EN + 1, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge(T_CTX, CLSORT_U32, a, EN / 2, buf, EN, buf + EN / 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge(T_CTX, CLSORT_U32, a, EN, b, EN, b + 1, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge_pairs(T_CTX, CLSORT_U32, a, va, EN, b, vb, EN, out, vout, 3, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge_pairs(T_CTX, CLSORT_U32, a, NULL, EN, b, vb, EN, out, vout, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge_pairs(T_CTX, CLSORT_U32, a, va, EN, b, vb, EN, out, NULL, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge_pairs(T_CTX, CLSORT_U32, a, va, EN, b, vb, EN, out, va, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge_pairs(T_CTX, CLSORT_U32, a, va, EN, b, vb, EN, out, out + 1, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge(T_CTX, CLSORT_U32, a, SIZE_MAX, b, 2, out, NULL),
-                CLSORT_ERROR_TOO_LARGE);
+  ASSERT_ERROR(clsort_merge(T_CTX, CLSORT_U32, buf + 2 * EN, EN, b, EN, buf + EN + 1, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge(T_CTX, CLSORT_U32, a, EN / 2, buf, EN, buf + EN / 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge(T_CTX, CLSORT_U32, a, EN, b, EN, b + 1, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge_pairs(T_CTX, CLSORT_U32, a, va, EN, b, vb, EN, out, vout, 3, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge_pairs(T_CTX, CLSORT_U32, a, NULL, EN, b, vb, EN, out, vout, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge_pairs(T_CTX, CLSORT_U32, a, va, EN, b, vb, EN, out, NULL, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge_pairs(T_CTX, CLSORT_U32, a, va, EN, b, vb, EN, out, va, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge_pairs(T_CTX, CLSORT_U32, a, va, EN, b, vb, EN, out, out + 1, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge(T_CTX, CLSORT_U32, a, SIZE_MAX, b, 2, out, NULL),
+               CLSORT_ERROR_TOO_LARGE);
   char msg[256];
   if (!t_poison_intact(buf, 0, EN * 4, msg, sizeof msg) ||
       !t_poison_intact(buf, 2 * EN * 4, sizeof buf, msg, sizeof msg) ||
@@ -239,21 +221,21 @@ T_TEST(merge_buffer_errors) {
   ASSERT_EQ_U64(err, CL_SUCCESS);
   t_defer(release_mem, ro);
   t_label("merge_buffer errors");
-  EXPECT_STATUS(clsort_merge_buffer(T_CTX, CLSORT_U32, a, NULL, EN, b, NULL, EN, a, NULL, 0, NULL,
-                                    0, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge_buffer(T_CTX, CLSORT_U32, a, NULL, EN, b, NULL, EN, small, NULL, 0,
-                                    NULL, 0, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge_buffer(T_CTX, CLSORT_U32, a, NULL, EN, b, NULL, EN, ro, NULL, 0, NULL,
-                                    0, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge_buffer(T_CTX, CLSORT_U32, a, NULL, EN, b, NULL, EN, out, NULL, 4, NULL,
-                                    0, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_merge_buffer(T_CTX, CLSORT_U32, a, NULL, EN, b, NULL, EN, out, NULL, 0, NULL,
-                                    1, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge_buffer(T_CTX, CLSORT_U32, a, NULL, EN, b, NULL, EN, a, NULL, 0, NULL, 0,
+                                   NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge_buffer(T_CTX, CLSORT_U32, a, NULL, EN, b, NULL, EN, small, NULL, 0,
+                                   NULL, 0, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge_buffer(T_CTX, CLSORT_U32, a, NULL, EN, b, NULL, EN, ro, NULL, 0, NULL,
+                                   0, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge_buffer(T_CTX, CLSORT_U32, a, NULL, EN, b, NULL, EN, out, NULL, 4, NULL,
+                                   0, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_merge_buffer(T_CTX, CLSORT_U32, a, NULL, EN, b, NULL, EN, out, NULL, 0, NULL,
+                                   1, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
   uint32_t *got = t_read_buffer(out, 2 * sizeof init);
   char msg[256];
   if (!t_poison_intact(got, 0, 2 * sizeof init, msg, sizeof msg))

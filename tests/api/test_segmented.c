@@ -171,16 +171,6 @@ T_TEST(segmented_empty) {
 }
 
 /* ------------------------------------------------------------- errors */
-#define EXPECT_STATUS(call, status)                                                         \
-  do {                                                                                      \
-    clsort_status s_ = (call), e_ = (status);                                               \
-    if (s_ != e_)                                                                           \
-      ck_abort_msg("%s: %s returned %s, expected %s; last error: \"%s\"", t_where(), #call, \
-                   t_status_name(s_), t_status_name(e_), t_last_error());                   \
-    if (clsort_last_error_message()[0] == '\0')                                             \
-      ck_abort_msg("%s: %s failed with an empty message", t_where(), #call);                \
-  } while (0)
-
 enum { EN = 64 };
 
 T_TEST(segmented_errors) {
@@ -193,45 +183,45 @@ T_TEST(segmented_errors) {
   clsort_options quick = {CLSORT_QUICK, 0u, 0u, 0u}, bits = {CLSORT_AUTO, 0u, 0u, 8u};
   clsort_options flags = {CLSORT_AUTO, 0x40u, 0u, 0u};
   t_label("segmented errors");
-  EXPECT_STATUS(clsort_segmented_sort(NULL, CLSORT_U32, keys, vals, 4, EN, good, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, (clsort_type)42, keys, vals, 4, EN, good, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, NULL, vals, 4, EN, good, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, NULL, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, not_zero, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, down, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, short_end, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, past, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 3, EN, good, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, NULL, 4, EN, good, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, good, 2, &flags),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, good, 2, &quick),
-                CLSORT_ERROR_UNSUPPORTED);
-  EXPECT_STATUS(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, good, 2, &bits),
-                CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_ERROR(clsort_segmented_sort(NULL, CLSORT_U32, keys, vals, 4, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, (clsort_type)42, keys, vals, 4, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, NULL, vals, 4, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, NULL, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, not_zero, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, down, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, short_end, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, past, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 3, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, NULL, 4, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, good, 2, &flags),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, good, 2, &quick),
+               CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, good, 2, &bits),
+               CLSORT_ERROR_UNSUPPORTED);
   ASSERT_TRUE(memcmp(keys, kc, sizeof keys) == 0 && memcmp(vals, vc, sizeof vals) == 0);
   /* The buffer form: the same offsets check, keys and values one buffer,
    * a buffer too small; the buffer unchanged. */
   cl_mem bk = t_buffer(sizeof keys, keys), small = t_buffer(8, NULL);
-  EXPECT_STATUS(clsort_segmented_sort_buffer(T_CTX, CLSORT_U32, bk, NULL, 0, EN, down, 2, NULL, 0,
-                                             NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(
+  ASSERT_ERROR(clsort_segmented_sort_buffer(T_CTX, CLSORT_U32, bk, NULL, 0, EN, down, 2, NULL, 0,
+                                            NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(
       clsort_segmented_sort_buffer(T_CTX, CLSORT_U32, bk, bk, 4, EN, good, 2, NULL, 0, NULL, NULL),
       CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_segmented_sort_buffer(T_CTX, CLSORT_U32, small, NULL, 0, EN, good, 2, NULL,
-                                             0, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort_buffer(T_CTX, CLSORT_U32, small, NULL, 0, EN, good, 2, NULL, 0,
+                                            NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
   uint32_t *got = t_read_buffer(bk, sizeof keys);
   ASSERT_TRUE(memcmp(got, kc, sizeof keys) == 0);
 }

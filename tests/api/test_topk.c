@@ -16,15 +16,6 @@ static clsort_options opts(bool desc) {
   return o;
 }
 
-/* A buffer holding `bytes` of p (poison when p is NULL), and some more:
- * never empty. */
-static cl_mem padded_buffer(const void *p, size_t bytes) {
-  char *copy = t_alloc(bytes + 64);
-  t_poison(copy, bytes + 64);
-  if (p) memcpy(copy, p, bytes);
-  return t_buffer(bytes + 64, copy);
-}
-
 /* One top-k of `keys` (host form, or buffer form), checked: the first k
  * keys and positions of the stable order, nothing past k, keys intact. */
 static void check_top_k(clsort_type t, const void *keys, size_t n, size_t k, size_t is,
@@ -41,8 +32,8 @@ static void check_top_k(clsort_type t, const void *keys, size_t n, size_t k, siz
   if (!buffer) {
     st = clsort_top_k(T_CTX, t, keys, n, k, out, is ? idx : NULL, is, o);
   } else {
-    cl_mem bk = padded_buffer(keys, n * ks), bo = padded_buffer(NULL, (k + GUARD) * ks);
-    cl_mem bi = padded_buffer(NULL, (k + GUARD) * 8);
+    cl_mem bk = t_buffer_padded(keys, n * ks), bo = t_buffer_padded(NULL, (k + GUARD) * ks);
+    cl_mem bi = t_buffer_padded(NULL, (k + GUARD) * 8);
     cl_event ev = NULL;
     st = clsort_top_k_buffer(T_CTX, t, bk, n, k, bo, is ? bi : NULL, is, o, 0, NULL, &ev);
     if (st == CLSORT_SUCCESS) {
@@ -80,7 +71,7 @@ static void check_select(clsort_type t, const void *keys, size_t n, size_t k,
   if (!buffer) {
     st = clsort_select(T_CTX, t, keys, n, k, got, o);
   } else {
-    cl_mem bk = padded_buffer(keys, n * ks), bo = padded_buffer(NULL, 16);
+    cl_mem bk = t_buffer_padded(keys, n * ks), bo = t_buffer_padded(NULL, 16);
     st = clsort_select_buffer(T_CTX, t, bk, n, k, bo, o, 0, NULL, NULL);
     if (st == CLSORT_SUCCESS) t_read_into(bo, got, 16);
   }
@@ -157,16 +148,6 @@ T_TEST(topk_boundary_ties) {
 }
 
 /* ------------------------------------------------------------- errors */
-#define EXPECT_STATUS(call, status)                                                         \
-  do {                                                                                      \
-    clsort_status s_ = (call), e_ = (status);                                               \
-    if (s_ != e_)                                                                           \
-      ck_abort_msg("%s: %s returned %s, expected %s; last error: \"%s\"", t_where(), #call, \
-                   t_status_name(s_), t_status_name(e_), t_last_error());                   \
-    if (clsort_last_error_message()[0] == '\0')                                             \
-      ck_abort_msg("%s: %s failed with an empty message", t_where(), #call);                \
-  } while (0)
-
 enum { EN = 64 };
 
 T_TEST(topk_errors) {
@@ -179,43 +160,43 @@ T_TEST(topk_errors) {
   clsort_options merge = {CLSORT_MERGE, 0u, 0u, 0u}, bits = {CLSORT_AUTO, 0u, 4u, 0u};
   clsort_options flags = {CLSORT_AUTO, 0x10u, 0u, 0u};
   t_label("top_k and select errors");
-  EXPECT_STATUS(clsort_top_k(NULL, CLSORT_U32, keys, EN, 3, out, idx, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_top_k(T_CTX, (clsort_type)7, keys, EN, 3, out, idx, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, EN + 1, out, idx, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_top_k(T_CTX, CLSORT_U32, NULL, EN, 3, out, idx, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, NULL, NULL, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 2, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 4, &flags),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 4, &merge),
-                CLSORT_ERROR_UNSUPPORTED);
-  EXPECT_STATUS(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 4, &bits),
-                CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_ERROR(clsort_top_k(NULL, CLSORT_U32, keys, EN, 3, out, idx, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, (clsort_type)7, keys, EN, 3, out, idx, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, EN + 1, out, idx, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, NULL, EN, 3, out, idx, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, NULL, NULL, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 4, &flags),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 4, &merge),
+               CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 4, &bits),
+               CLSORT_ERROR_UNSUPPORTED);
   /* Outputs overlapping the keys or each other. */
-  EXPECT_STATUS(clsort_top_k(T_CTX, CLSORT_U32, buf, EN, 3, buf + 5, NULL, 0, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, keys + EN - 1, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, out + 2, 4, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_select(T_CTX, CLSORT_U32, keys, EN, EN, out, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_select(T_CTX, CLSORT_U32, keys, 0, 0, out, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_select(T_CTX, CLSORT_U32, keys, EN, 1, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_select(T_CTX, CLSORT_U32, NULL, EN, 1, out, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_select(T_CTX, (clsort_type)-1, keys, EN, 1, out, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_select(T_CTX, CLSORT_U32, keys, EN, 1, out, &merge),
-                CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, buf, EN, 3, buf + 5, NULL, 0, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, keys + EN - 1, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, out + 2, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, keys, EN, EN, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, keys, 0, 0, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, keys, EN, 1, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, NULL, EN, 1, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, (clsort_type)-1, keys, EN, 1, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, keys, EN, 1, out, &merge),
+               CLSORT_ERROR_UNSUPPORTED);
   char msg[256];
   if (!t_poison_intact(buf, 0, sizeof buf, msg, sizeof msg) ||
       !t_poison_intact(idx, 0, sizeof idx, msg, sizeof msg))
@@ -223,15 +204,15 @@ T_TEST(topk_errors) {
   ASSERT_TRUE(memcmp(keys, copy, sizeof keys) == 0);
   /* The buffer forms: an output that is the keys buffer, too small. */
   cl_mem bk = t_buffer(sizeof keys, keys), small = t_buffer(4, NULL);
-  EXPECT_STATUS(clsort_top_k_buffer(T_CTX, CLSORT_U32, bk, EN, 3, bk, NULL, 0, NULL, 0, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(
+  ASSERT_ERROR(clsort_top_k_buffer(T_CTX, CLSORT_U32, bk, EN, 3, bk, NULL, 0, NULL, 0, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(
       clsort_top_k_buffer(T_CTX, CLSORT_U32, bk, EN, 3, small, NULL, 0, NULL, 0, NULL, NULL),
       CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_select_buffer(T_CTX, CLSORT_U64, bk, EN / 2, 1, small, NULL, 0, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STATUS(clsort_select_buffer(T_CTX, CLSORT_U32, bk, EN, 1, bk, NULL, 0, NULL, NULL),
-                CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select_buffer(T_CTX, CLSORT_U64, bk, EN / 2, 1, small, NULL, 0, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select_buffer(T_CTX, CLSORT_U32, bk, EN, 1, bk, NULL, 0, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
   uint32_t *got = t_read_buffer(bk, sizeof keys);
   ASSERT_TRUE(memcmp(got, copy, sizeof keys) == 0);
 }
