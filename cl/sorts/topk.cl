@@ -1,13 +1,14 @@
-/* topk.cl: the element-wise steps of the radix select behind clsort_select
- * and clsort_top_k (src/sorts/top_k.c). The host finds the k-th key digit
- * by digit, from the top: each round tags every candidate with its digit
- * (the bucket ids of the shared bucket-offsets primitive, whose scanned
- * table gives the digit histogram), picks the digit whose bucket holds
- * rank k, and keeps only that bucket's keys (flags for the shared compact
- * primitive). The last step flags every key at or below the k-th.
+/* topk.cl: the steps of the radix select behind clsort_select and
+ * clsort_top_k (src/sorts/top_k.c). The host finds the k-th key digit by
+ * digit, from the top: each round counts the digits of the candidates
+ * (the keys whose higher digits are those chosen so far), picks the digit
+ * whose bucket holds rank k, and, when that bucket is much smaller than
+ * the candidates, keeps only its keys (flags for the shared compact
+ * primitive). The last step appends every key at or below the k-th.
  *
- * Needs common.cl and keys.cl before it (KEY_T, KEY_BITS). No local
- * memory and no barriers. Work-group: WG_SIZE; every kernel walks
+ * Needs common.cl and keys.cl before it (KEY_T, KEY_BITS). Only the
+ * histogram uses local memory and barriers (at its top level). Work-group:
+ * WG_SIZE; every kernel walks
  * elements [0, n): one work-item per element in turn on GPUs (the grid
  * strides over n), a contiguous run per work-item in the CPU shape
  * (WG_SIZE 1), where a stride would defeat the cache. */
@@ -21,24 +22,53 @@
 #define TK_FOR(i, n) for (ulong i = get_global_id(0); i < (n); i += get_global_size(0))
 #endif
 
-/* digits[i] = the `width`-bit digit at `shift` of key i's order bits. */
-KERNEL void topk_digits(__global const KEY_T *keys, ulong n, uint shift, uint width, int kind,
-                        int desc, __global uint *digits) {
-  TK_FOR(i, n) { digits[i] = key_digit(key_to_bits(keys[i], kind, desc), shift, width); }
-}
-
-/* flags[i] = whether key i's digit at `shift` is `digit`: the candidates
- * that stay for the next round. */
-KERNEL void topk_flag_digit(__global const KEY_T *keys, ulong n, uint shift, uint width,
-                            uint digit, int kind, int desc, __global uchar *flags) {
+/* counts[d] += the number of keys of [first, first + n) whose order bits
+ * match `prefix` under `mask` (the digits already chosen) and whose
+ * 8-bit digit at `shift` is d. Counted in local memory, then added to
+ * the 256 global counters once per group: nothing per key is written.
+ * The host keeps n below 2^32 per launch. Local memory: 256 uints. */
+KERNEL void topk_histogram(__global const KEY_T *keys, ulong first, ulong n, uint shift,
+                           KEY_T mask, KEY_T prefix, int kind, int desc,
+                           __global uint *counts) {
+  local uint hist[256];
+  for (uint b = get_local_id(0); b < 256; b += get_local_size(0)) hist[b] = 0;
+  WG_BARRIER();
   TK_FOR(i, n) {
-    flags[i] = key_digit(key_to_bits(keys[i], kind, desc), shift, width) == digit;
+    KEY_T bits = key_to_bits(keys[first + i], kind, desc);
+#if WG_SIZE == 1
+    /* One work-item per group (the CPU shape): no atomics needed. */
+    if ((bits & mask) == prefix) hist[key_digit(bits, shift, 8)]++;
+#else
+    if ((bits & mask) == prefix) atomic_inc(&hist[key_digit(bits, shift, 8)]);
+#endif
   }
+  WG_BARRIER();
+  for (uint b = get_local_id(0); b < 256; b += get_local_size(0))
+    if (hist[b]) atomic_add(&counts[b], hist[b]);
 }
 
-/* flags[i] = whether key i's order bits are at most `threshold`: the k-th
- * key's bits, so that the flagged keys hold the first k of the order. */
-KERNEL void topk_flag_upto(__global const KEY_T *keys, ulong n, KEY_T threshold, int kind,
-                           int desc, __global uchar *flags) {
-  TK_FOR(i, n) { flags[i] = key_to_bits(keys[i], kind, desc) <= threshold; }
+/* flags[i] = whether key i's order bits match `prefix` under `mask`: the
+ * candidates that stay for the next round. */
+KERNEL void topk_flag_prefix(__global const KEY_T *keys, ulong n, KEY_T mask, KEY_T prefix,
+                             int kind, int desc, __global uchar *flags) {
+  TK_FOR(i, n) { flags[i] = (key_to_bits(keys[i], kind, desc) & mask) == prefix; }
+}
+
+/* Appends every key whose order bits are at most `threshold` (the k-th
+ * key's), and with `positions` its input position (4-byte, or 8-byte with
+ * wide), at the slot a global counter hands out: in no particular order,
+ * which the host restores by sorting. The host sizes the outputs for all
+ * of them (it knows their count) and keeps it below 2^32. */
+KERNEL void topk_append(__global const KEY_T *keys, ulong n, KEY_T threshold, int kind, int desc,
+                        __global KEY_T *out_keys, int positions, int wide,
+                        __global uint *pos32, __global ulong *pos64,
+                        volatile __global uint *counter) {
+  TK_FOR(i, n) {
+    if (key_to_bits(keys[i], kind, desc) <= threshold) {
+      uint at = atomic_inc(counter);
+      out_keys[at] = keys[i];
+      if (positions && wide) pos64[at] = i;
+      if (positions && !wide) pos32[at] = (uint)i;
+    }
+  }
 }

@@ -1,9 +1,9 @@
 /* merge.c: clsort_merge, clsort_merge_pairs and their buffer form: the
  * checks, the caller's arrays as device buffers, then the merge sort's
  * merge-path pass over one pair of runs (sorts/merge_sort.c). */
-#include <stdint.h>
-
 #include "api/api.h"
+
+#include <stdint.h>
 
 /* A merge runs the merge sort's pass (stable, whole keys): AUTO and
  * MERGE name it. */

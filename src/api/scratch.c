@@ -3,10 +3,10 @@
  * clsort_scratch_bytes measures what one buffer-form call carves, by
  * running it once on synthetic device data with the runtime adding up the
  * requests. */
+#include "api/api.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-#include "api/api.h"
 
 static clsort_status set_scratch(clsort_context *ctx, cl_mem buffer, size_t bytes) {
   FORWARD_IF_ERROR(clsort__check_context(ctx));

@@ -2,11 +2,11 @@
  * checked and planned on the host: every segment up to a tile goes to the
  * segmented small sort (one launch for all of them, stable); each longer
  * one is copied out, sorted by a whole-array sort and copied back. */
+#include "api/api.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "api/api.h"
 
 /* A segmented sort is stable: only the stable sorts may take the long
  * segments. The small sort compares whole keys. */

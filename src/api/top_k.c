@@ -1,10 +1,10 @@
 /* top_k.c: clsort_top_k, clsort_select and their buffer forms: the checks,
  * the caller's arrays as device buffers, then the radix select of
  * sorts/top_k.c. */
+#include "api/api.h"
+
 #include <stdint.h>
 #include <string.h>
-
-#include "api/api.h"
 
 /* Top-k and select run the radix select on whole keys; AUTO and RADIX
  * name it. The order they follow is the stable sort's, so CLSORT_STABLE

@@ -83,11 +83,9 @@ typedef enum clsort__slot {
   SLOT_SEGMENT_IDS,  /* and segment ids */
   SLOT_SELECT_A,     /* the radix select's candidates (ping-pong), */
   SLOT_SELECT_B,     /* then top-k's keys and positions */
-  SLOT_SELECT_DIGITS, /* each candidate's digit (bucket id) */
-  SLOT_SELECT_TABLE, /* the bucket-offsets table of the digits */
+  SLOT_SELECT_TABLE, /* the digit histogram */
   SLOT_SELECT_FLAGS, /* the candidates that stay */
-  SLOT_SELECT_COUNT, /* the compact primitive's count */
-  SLOT_SELECT_IOTA,  /* top-k's input positions */
+  SLOT_SELECT_COUNT, /* the compact primitive's count; top-k's append counter */
   SLOT_COUNT_
 } clsort__slot;
 

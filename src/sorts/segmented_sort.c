@@ -4,9 +4,9 @@
  * sort and quicksort their leaves. api/testing.c reaches it from host
  * arrays for the tests. Then the global path of clsort_segmented_sort:
  * every segment at once, through two stable radix sorts. */
-#include <stdio.h>
-
 #include "sorts/sorts.h"
+
+#include <stdio.h>
 
 clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job *job,
                                     cl_mem segments, size_t count) {
