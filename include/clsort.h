@@ -414,13 +414,16 @@ CLSORT_API clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsor
  * `keys` is untouched. k may be 0 (nothing is written) up to n. Either
  * out_keys or indices may be NULL, not both (for k > 0).
  *
- * A radix select finds the k-th key (8-bit digits from the top: the
- * shared bucket-offsets primitive gives each digit's histogram, read back
- * once a round, the compact primitive keeps the candidates), then the keys
- * at or below it are compacted with their positions and sorted by the
- * stable radix sort. Many keys equal to the k-th make that set, and its
- * sort, larger (up to n). From k >= n / 4 the call sorts all n keys with
- * their positions instead. Scratch: up to n keys + 2n indices + n bytes.
+ * A radix select finds the k-th key (8-bit digits from the top: a
+ * histogram of the candidates' digits, read back once a round, 256
+ * counters; the compact primitive keeps the candidates when their bucket
+ * is small), then the keys at or below it are appended with their
+ * positions in one pass and sorted (by position, then stably by key) with
+ * the radix sort. Many keys equal to the k-th make that set, and its
+ * sorts, larger (up to n). From k >= n / 4 the call sorts a copy of all n
+ * keys with their positions instead. Scratch: up to n keys + n indices +
+ * n bytes, plus the radix sort's for that many; clsort_scratch_bytes
+ * gives the bound.
  * options: NULL or algorithm CLSORT_AUTO or CLSORT_RADIX; CLSORT_STABLE
  * is accepted (the order is always the stable one); a bit range other
  * than the whole key returns CLSORT_ERROR_UNSUPPORTED.
@@ -451,8 +454,8 @@ CLSORT_API clsort_status clsort_top_k_buffer(clsort_context *ctx, clsort_type ty
 
 /* The key at position k (0-based) of the order clsort_sort would produce
  * for these options, written at out_key (one key). `keys` is untouched.
- * The radix select of clsort_top_k: one histogram read back per 8 bits of
- * key. Returns as clsort_top_k, with CLSORT_ERROR_INVALID_ARGUMENT for k
+ * The radix select of clsort_top_k: one histogram (1 KB) read back per 8
+ * bits of key. Returns as clsort_top_k, with CLSORT_ERROR_INVALID_ARGUMENT for k
  * >= n (so for n == 0) and for a NULL out_key. Since 0.3. */
 CLSORT_API clsort_status clsort_select(clsort_context *ctx, clsort_type type, const void *keys,
                                        size_t n, size_t k, void *out_key,
