@@ -619,8 +619,8 @@ typedef enum clsort_operation {
   CLSORT_OP_REDUCE = 4,        /* clsort_reduce(_buffer), every op */
   CLSORT_OP_COMPACT = 5,       /* clsort_compact and clsort_split (and _buffer) */
   CLSORT_OP_BUCKET_OFFSETS = 6, /* clsort_bucket_offsets(_buffer) */
-  /* Since 0.3; clsort_prepare does not take these yet (it returns
-   * CLSORT_ERROR_UNSUPPORTED), clsort_scratch_bytes does. */
+  /* Since 0.3. `size` for these: the value size (merge, segmented sort;
+   * 0: keys only) or the index size (top-k; 0: none). */
   CLSORT_OP_MERGE = 7,         /* clsort_merge(_pairs)(_buffer) */
   CLSORT_OP_TOP_K = 8,         /* clsort_top_k(_buffer) */
   CLSORT_OP_SELECT = 9,        /* clsort_select(_buffer) */

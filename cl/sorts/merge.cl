@@ -148,7 +148,11 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     if (s1 && !t1 && (lid == 0 || votes[MG_PROBES + lid - 1])) bounds[3] = p1;
     MG_BARRIER();
   }
-  const ulong a0 = bounds[0], a1 = bounds[2], b0 = d0 - a0, b1 = d1 - a1;
+  /* Sorted runs give a1 - a0 in [0, d1 - d0]; clsort_merge's caller may
+   * pass unsorted arrays, whose co-ranks need not be monotone: clamped,
+   * every index stays in range (the order is then unspecified). */
+  const ulong a0 = bounds[0], a1 = min(max(bounds[2], a0), a0 + (d1 - d0));
+  const ulong b0 = d0 - a0, b1 = d1 - a1;
   const uint nat = (uint)(a1 - a0), nbt = (uint)(b1 - b0), len = (uint)(d1 - d0);
   load_bits(in, keys_in, a + a0, nat, kind, desc);
   load_bits(in + nat, keys_b, b + b0, nbt, kind, desc);

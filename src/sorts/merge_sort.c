@@ -115,8 +115,10 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
   size_t n = na + nb, key_size = clsort_type_size(job->type), vs = job->value_size;
   if (n == 0) return CLSORT_SUCCESS;
   /* One pair: a run (a power of two) that holds all n outputs, so that
-   * every group's pair starts at 0; its left run is all of A. */
-  size_t run = 1;
+   * every group's pair starts at 0; its left run is all of A. At least
+   * 2^16, so that the tile (which shrinks to 2 * run) and with it the
+   * kernel variant are the same for every n. */
+  size_t run = (size_t)1 << 16;
   while (run < n) run *= 2;
   merge_shape ms = shape_for(ctx, key_size, run);
   cl_kernel merge;

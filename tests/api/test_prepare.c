@@ -3,10 +3,10 @@
  * put) and still sort correctly; bad arguments get the statuses the calls
  * would give; the build callback fires before a compile from source, and
  * only then. */
+#include <stdlib.h>
+
 #include "common.h"
 #include "sorts/sort_check.h"
-
-#include <stdlib.h>
 
 /* The suite's disk cache (a program loaded from it counts as a build
  * too), except where a test needs an empty one. */
@@ -29,8 +29,8 @@ static unsigned long builds(const clsort_context *c) {
 
 /* Sizes on both sides of every size class prepare runs (3000, 2^17 + 5,
  * and 2^22 + 3 on GPUs), and of the tiles of every algorithm. */
-static const size_t sizes[] = {0, 1, 2, 100, 2999, 3001, 8193, 70001, ((size_t)1 << 17) + 5,
-                               ((size_t)1 << 20) + 7};
+static const size_t sizes[] = {
+    0, 1, 2, 100, 2999, 3001, 8193, 70001, ((size_t)1 << 17) + 5, ((size_t)1 << 20) + 7};
 
 typedef struct sort_case {
   clsort_operation op;
@@ -56,8 +56,8 @@ T_TEST(prepared_sorts_build_nothing_later) {
   clsort_context *c = new_context();
   if (k->type == CLSORT_F64 && !t_device_has_fp64(c)) return;
   clsort_options o = {k->algorithm, k->flags, 0, 0};
-  t_label("prepare op %d %s size %zu algorithm %d", (int)k->op, clsort_type_name(k->type),
-          k->size, (int)k->algorithm);
+  t_label("prepare op %d %s size %zu algorithm %d", (int)k->op, clsort_type_name(k->type), k->size,
+          (int)k->algorithm);
   ASSERT_OK(clsort_prepare(c, k->op, k->type, k->size, &o));
   unsigned long before = builds(c);
   ASSERT_GT_U64(before, 0);
@@ -84,7 +84,7 @@ T_TEST(prepared_sorts_build_nothing_later) {
       for (size_t i = 0; i < n; i++) {
         uint64_t at = k->size == 4 ? ((uint32_t *)(void *)vals)[i] : ((uint64_t *)(void *)vals)[i];
         ASSERT_LT_U64(at, n);
-        ASSERT_EQ_U64(seen[at]++, 0); /* a permutation */
+        ASSERT_EQ_U64(seen[at]++, 0);              /* a permutation */
         memcpy(keys + i * es, orig + at * es, es); /* keys in the order found */
       }
       t_release_now(seen);
@@ -95,6 +95,36 @@ T_TEST(prepared_sorts_build_nothing_later) {
     t_release_now(vals);
     t_release_now(keys);
   }
+}
+
+/* The 0.3 operations: one prepare each, then calls at sizes up to the
+ * largest prepared, with every path each may take, build nothing. */
+T_TEST(prepared_operations_build_nothing_later) {
+  clsort_context *c = new_context();
+  ASSERT_OK(clsort_prepare(c, CLSORT_OP_MERGE, CLSORT_U32, 4, NULL));
+  ASSERT_OK(clsort_prepare(c, CLSORT_OP_TOP_K, CLSORT_U32, 8, NULL));
+  ASSERT_OK(clsort_prepare(c, CLSORT_OP_SELECT, CLSORT_U32, 0, NULL));
+  ASSERT_OK(clsort_prepare(c, CLSORT_OP_SEGMENTED_SORT, CLSORT_U32, 4, NULL));
+  unsigned long before = builds(c);
+  t_rng r;
+  t_rng_init(&r, "prepare operations");
+  size_t ns[] = {1, 100, 2999, 70001};
+  for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
+    size_t n = ns[s];
+    t_label("operations n=%zu after prepare", n);
+    uint32_t *a = t_alloc(n * 4), *out = t_alloc(n * 4), *v = t_alloc(n * 4);
+    uint64_t *idx = t_alloc(n * 8);
+    t_fill_random(&r, CLSORT_U32, a, n);
+    for (size_t i = 0; i < n; i++) v[i] = (uint32_t)i;
+    ASSERT_OK(
+        clsort_merge_pairs(c, CLSORT_U32, a, v, n / 2, a + n / 2, v, n - n / 2, out, idx, 4, NULL));
+    ASSERT_OK(clsort_top_k(c, CLSORT_U32, a, n, n < 7 ? n : 7, out, idx, 8, NULL));
+    ASSERT_OK(clsort_top_k(c, CLSORT_U32, a, n, n, out, idx, 8, NULL));
+    ASSERT_OK(clsort_select(c, CLSORT_U32, a, n, n / 3, out, NULL));
+    uint64_t offsets[3] = {0, n / 3, n};
+    ASSERT_OK(clsort_segmented_sort(c, CLSORT_U32, a, v, 4, n, offsets, 2, NULL));
+  }
+  ASSERT_EQ_U64(builds(c), before);
 }
 
 /* The primitives: one prepare each, then calls at every size. */
@@ -235,6 +265,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_loop_test(tc, prepared_sorts_build_nothing_later, 0,
                       (int)(sizeof sort_cases / sizeof sort_cases[0]));
   tcase_add_test(tc, prepared_primitives_build_nothing_later);
+  tcase_add_test(tc, prepared_operations_build_nothing_later);
   tcase_add_test(tc, prepare_refuses_what_the_call_refuses);
   tcase_add_test(tc, build_callback_fires_before_compiles_only);
   tcase_add_test(tc, cache_dir_is_null_when_the_disk_cache_is_off);

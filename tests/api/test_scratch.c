@@ -5,9 +5,9 @@
  * CLSORT_ERROR_MEMORY_LIMIT and leaves the data as it was; the error
  * paths of both functions. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdlib.h>
+#include "sorts/sort_check.h"
 
-#include "../sorts/sort_check.h"
+#include <stdlib.h>
 
 /* The context's scratch is given back, so that memory_used counts only
  * what the next call allocates. */

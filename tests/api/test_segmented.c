@@ -5,9 +5,9 @@
  * sizes straddling the small sort's tile, random sizes; then each error
  * path with its status and the arrays untouched. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdlib.h>
+#include "sorts/sort_check.h"
 
-#include "../sorts/sort_check.h"
+#include <stdlib.h>
 
 /* The segment layouts; `limit` is the small sort's tile for the case. */
 enum {

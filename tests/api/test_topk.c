@@ -7,9 +7,9 @@
  * boundary), the ten distributions; then each error path with its status
  * and every array untouched. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdlib.h>
+#include "sorts/sort_check.h"
 
-#include "../sorts/sort_check.h"
+#include <stdlib.h>
 
 static clsort_options opts(bool desc) {
   clsort_options o = {CLSORT_AUTO, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
