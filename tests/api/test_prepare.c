@@ -3,10 +3,10 @@
  * put) and still sort correctly; bad arguments get the statuses the calls
  * would give; the build callback fires before a compile from source, and
  * only then. */
-#include <stdlib.h>
-
 #include "common.h"
 #include "sorts/sort_check.h"
+
+#include <stdlib.h>
 
 /* The suite's disk cache (a program loaded from it counts as a build
  * too), except where a test needs an empty one. */
@@ -29,8 +29,8 @@ static unsigned long builds(const clsort_context *c) {
 
 /* Sizes on both sides of every size class prepare runs (3000, 2^17 + 5,
  * and 2^22 + 3 on GPUs), and of the tiles of every algorithm. */
-static const size_t sizes[] = {
-    0, 1, 2, 100, 2999, 3001, 8193, 70001, ((size_t)1 << 17) + 5, ((size_t)1 << 20) + 7};
+static const size_t sizes[] = {0, 1, 2, 100, 2999, 3001, 8193, 70001, ((size_t)1 << 17) + 5,
+                               ((size_t)1 << 20) + 7};
 
 typedef struct sort_case {
   clsort_operation op;
@@ -56,8 +56,8 @@ T_TEST(prepared_sorts_build_nothing_later) {
   clsort_context *c = new_context();
   if (k->type == CLSORT_F64 && !t_device_has_fp64(c)) return;
   clsort_options o = {k->algorithm, k->flags, 0, 0};
-  t_label("prepare op %d %s size %zu algorithm %d", (int)k->op, clsort_type_name(k->type), k->size,
-          (int)k->algorithm);
+  t_label("prepare op %d %s size %zu algorithm %d", (int)k->op, clsort_type_name(k->type),
+          k->size, (int)k->algorithm);
   ASSERT_OK(clsort_prepare(c, k->op, k->type, k->size, &o));
   unsigned long before = builds(c);
   ASSERT_GT_U64(before, 0);
@@ -84,7 +84,7 @@ T_TEST(prepared_sorts_build_nothing_later) {
       for (size_t i = 0; i < n; i++) {
         uint64_t at = k->size == 4 ? ((uint32_t *)(void *)vals)[i] : ((uint64_t *)(void *)vals)[i];
         ASSERT_LT_U64(at, n);
-        ASSERT_EQ_U64(seen[at]++, 0);              /* a permutation */
+        ASSERT_EQ_U64(seen[at]++, 0); /* a permutation */
         memcpy(keys + i * es, orig + at * es, es); /* keys in the order found */
       }
       t_release_now(seen);
