@@ -5,7 +5,9 @@
 // Measured: DeviceScan::ExclusiveSum (cub-scan), DeviceSelect::Flagged
 // (cub-select), DeviceRadixSort::SortKeys/SortPairs (cub-radix) and
 // DeviceMergeSort::SortKeysCopy (cub-merge) and SortKeys (cub-merge-inplace),
-// for u32 and u64. Temporary storage is allocated once per case, outside the
+// DeviceSegmentedSort::SortKeys over segments of 64 and of 65536 keys
+// (cub-segmented, op "segmented-LEN", as clsort bench --ops segmented), for
+// u32 and u64. Temporary storage is allocated once per case, outside the
 // timed region, as a real user of CUB would.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
@@ -33,7 +35,8 @@ const char usage[] =
     "\n"
     "  --sizes LIST          scan/select sizes (default 16-28)\n"
     "  --sort-sizes LIST     sort sizes (default 16-28)\n"
-    "  --ops LIST            scan,select,radix,merge (default all)\n"
+    "  --ops LIST            scan,select,radix,merge,segmented (default all but\n"
+    "                        segmented)\n"
     "  --types LIST          u32,u64 (default both)\n"
     "  --data LIST           keys,pairs (default both; pairs: radix only)\n"
     "  --distributions LIST  as clsort bench (default uniform)\n"
@@ -48,7 +51,7 @@ const char usage[] =
     "  --no-verify           skip the output checks\n"
     "  --cuda-device N       CUDA device (default 0)\n";
 
-enum Op { OP_SCAN = 1, OP_SELECT = 2, OP_RADIX = 4, OP_MERGE = 8 };
+enum Op { OP_SCAN = 1, OP_SELECT = 2, OP_RADIX = 4, OP_MERGE = 8, OP_SEGMENTED = 16 };
 
 struct Options {
   std::vector<uint64_t> sizes, sort_sizes;
@@ -448,6 +451,59 @@ bool bench_merge(gen_dist dist, uint64_t n, bool in_place) {
                         : bench_merge_with<T>(dist, n, in_place, Less());
 }
 
+// ------------------------------------------------------------ segmented
+// Segments of `len` keys (the last one shorter), sorted each on its own,
+// ascending: what clsort bench --ops segmented times on the same sizes.
+template <class T>
+bool bench_segmented(uint64_t n, uint64_t len) {
+  key_type type = type_of<T>();
+  char op[32];
+  std::snprintf(op, sizeof op, "segmented-%llu", (unsigned long long)len);
+  bench_record r = make_record(op, "cub-segmented", type, n);
+  std::vector<T> keys(n), out(n);
+  gen_keys(type, DIST_UNIFORM, keys.data(), n, gen_case_seed(opt.seed, op, type, 0, n));
+  uint64_t segments = (n + len - 1) / len;
+  std::vector<int> offsets(segments + 1);
+  for (uint64_t i = 0; i <= segments; i++) offsets[i] = (int)std::min(i * len, n);
+  DeviceBuffer d_keys, d_out, d_offsets, temp;
+  size_t temp_bytes = 0;
+  check(cub::DeviceSegmentedSort::SortKeys(nullptr, temp_bytes, (T *)nullptr, (T *)nullptr,
+                                           (int)n, (int)segments, (int *)nullptr, (int *)nullptr),
+        "SegmentedSort size");
+  if (!d_keys.alloc(n * sizeof(T)) || !d_out.alloc(n * sizeof(T)) ||
+      !d_offsets.alloc((segments + 1) * sizeof(int)) || !temp.alloc(temp_bytes)) {
+    emit_skip(r, "cudaMalloc failed: too large for the GPU");
+    return false;
+  }
+  check(cudaMemcpy(d_keys.ptr, keys.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  check(cudaMemcpy(d_offsets.ptr, offsets.data(), (segments + 1) * sizeof(int),
+                   cudaMemcpyHostToDevice),
+        "upload");
+  int *d_off = d_offsets.as<int>();
+  time_runs(
+      r,
+      [&] {
+        return cub::DeviceSegmentedSort::SortKeys(temp.ptr, temp_bytes, d_keys.as<T>(),
+                                                  d_out.as<T>(), (int)n, (int)segments, d_off,
+                                                  d_off + 1);
+      },
+      [] {});
+  record_set_throughput(&r, 0.0);
+  if (opt.verify) {
+    char why[200] = "";
+    bool ok = true;
+    check(cudaMemcpy(out.data(), d_out.ptr, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    for (uint64_t s = 0; s < segments && ok; s++) {
+      uint64_t b = (uint64_t)offsets[s], e = (uint64_t)offsets[s + 1];
+      ok = verify_sort_keys(type, out.data() + b, e - b, 0,
+                            verify_hash_keys(type, keys.data() + b, e - b), why, sizeof why);
+    }
+    mark_verified(r, ok, why);
+  }
+  emit(r);
+  return true;
+}
+
 // ------------------------------------------------------------ arguments
 struct ListState {
   Options *o;
@@ -463,6 +519,7 @@ int take_item(const char *item, void *user) {
       else if (!std::strcmp(item, "select")) o.ops |= OP_SELECT;
       else if (!std::strcmp(item, "radix")) o.ops |= OP_RADIX;
       else if (!std::strcmp(item, "merge")) o.ops |= OP_MERGE;
+      else if (!std::strcmp(item, "segmented")) o.ops |= OP_SEGMENTED;
       else return 0;
       return 1;
     case 1:
@@ -601,6 +658,12 @@ int main(int argc, char **argv) {
   if (opt.ops & OP_SELECT) {
     if (opt.u32) sweep(opt.sizes, [](uint64_t n) { return bench_select<uint32_t>(n); });
     if (opt.u64) sweep(opt.sizes, [](uint64_t n) { return bench_select<uint64_t>(n); });
+  }
+  if (opt.ops & OP_SEGMENTED) {
+    for (uint64_t len : {64ull, 65536ull}) {
+      if (opt.u32) sweep(opt.sort_sizes, [&](uint64_t n) { return bench_segmented<uint32_t>(n, len); });
+      if (opt.u64) sweep(opt.sort_sizes, [&](uint64_t n) { return bench_segmented<uint64_t>(n, len); });
+    }
   }
   for (int d = 0; d < DIST_COUNT_; d++) {
     if (!(opt.dists & (1u << d))) continue;

@@ -362,15 +362,16 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
  * value_size 0 for keys only) moving with their keys. offsets has
  * num_segments + 1 entries: offsets[0] == 0, non-decreasing,
  * offsets[num_segments] == n; empty segments are allowed. Stable: equal
- * keys of a segment keep their input order. Segments up to one tile of
+ * keys of a segment keep their input order. Segments up to the limit of
  * the segmented small sort (the bitonic tile: thousands of keys, fewer
- * with values and wider keys) are sorted together in one launch, a
- * work-group each; each longer one by the sort the options name
+ * with values and wider keys; 2^15 keys on CPUs for keys alone) are
+ * sorted together in one launch, a work-group each; each longer one by the sort the options name
  * (CLSORT_AUTO: the radix sort), one after another, the longest first.
- * On CPU devices, more than 64 short segments are sorted all at once
- * instead: a stable radix sort of every key with its position, then of
- * the positions by segment, then a gather (CLSORT_SEGMENTED=global or
- * split in the environment forces either path). options: NULL or
+ * On CPU devices keys alone take a serial sort per short segment; with
+ * values, more than 64 short segments are sorted all at once instead: a
+ * stable radix sort of every key with its position, then of the
+ * positions by segment, then a gather (CLSORT_SEGMENTED=global or split
+ * in the environment forces either path). options: NULL or
  * algorithm CLSORT_AUTO, CLSORT_RADIX or CLSORT_MERGE (the stable sorts),
  * CLSORT_DESCENDING; whole keys only (a bit range returns
  * CLSORT_ERROR_UNSUPPORTED).

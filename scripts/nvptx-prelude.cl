@@ -75,6 +75,21 @@ MINMAX(uint)
 MINMAX(int)
 MINMAX(ulong)
 MINMAX(long)
+/* select.cl's flag counting; vectors compare and select element-wise. */
+OVL uchar16 min(uchar16 a, uchar16 b) { return b < a ? b : a; }
+OVL void vstore16(uchar16 v, size_t i, __private uchar *p) {
+  for (int k = 0; k < 16; k++) p[16 * i + k] = v[k];
+}
+#define VSTORE4(T)                                              \
+  OVL void vstore4(T##4 v, size_t i, __private T *p) {          \
+    p[4 * i] = v.x; p[4 * i + 1] = v.y; p[4 * i + 2] = v.z; p[4 * i + 3] = v.w; \
+  }
+VSTORE4(uint)
+VSTORE4(int)
+VSTORE4(float)
+VSTORE4(ulong)
+VSTORE4(long)
+VSTORE4(double)
 OVL uint clz(uint x) { return x ? __builtin_clz(x) : 32u; }
 OVL int clz(int x) { return x ? __builtin_clz((uint)x) : 32; }
 OVL ulong clz(ulong x) { return x ? __builtin_clzl(x) : 64ul; }

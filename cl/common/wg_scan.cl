@@ -138,6 +138,25 @@ WG_T WG_FN(wg_reduce)(WG_T x, int op, __local WG_T *tmp) {
  * 16-byte {flag, value} written and read whole with relaxed GPU-scope
  * vector accesses. Tiles must be numbered in the order their groups start
  * (an atomic ticket), so a tile only waits on groups already running. */
+#ifndef LOOKBACK_NS
+#define LOOKBACK_NS 0
+#endif
+/* A single-pass kernel's tile: by default a ticket (state[0], zeroed by
+ * the host) taken in the order groups start, which guarantees that every
+ * tile waited on is already running. TILE_BY_GROUP=1 takes the group id
+ * instead, as CUB does, trusting that the GPU starts groups in id order. */
+#ifndef TILE_NUMBER
+#if TILE_BY_GROUP
+#define TILE_NUMBER(state, slot) ((long)get_group_id(0))
+#else
+#define TILE_NUMBER(state, slot) take_ticket((volatile __global uint *)(state), &(slot))
+inline long take_ticket(volatile __global uint *counter, __local uint *slot) {
+  if (get_local_id(0) == 0) *slot = atomic_inc(counter);
+  WG_BARRIER();
+  return *slot;
+}
+#endif
+#endif
 #ifndef FLAG_AGGREGATE
 #define FLAG_AGGREGATE 1ul
 #define FLAG_INCLUSIVE 2ul
@@ -197,10 +216,16 @@ inline WG_T WG_FN(look_back)(volatile __global WG_STATUS *status, long tile, lon
   for (;;) {
     long t = window - (long)lane;
     ulong2 word;
-    /* Spin until every lane sees a published status (uniform loop). */
-    do {
+    /* Spin until every lane sees a published status (uniform loop),
+     * sleeping LOOKBACK_NS between polls so that waiting warps leave the
+     * L2 to the tiles still loading (CUB's delay constructors). */
+    for (;;) {
       word = t >= first ? WG_FN(status_read)(status + t) : (ulong2)(FLAG_INCLUSIVE, 0);
-    } while (warp_ballot(word.x == 0) != 0);
+      if (warp_ballot(word.x == 0) == 0) break;
+#if LOOKBACK_NS > 0
+      asm volatile("nanosleep.u32 %0;" ::"n"(LOOKBACK_NS));
+#endif
+    }
     uint inclusive = warp_ballot(word.x == FLAG_INCLUSIVE);
     /* Lanes up to and including the nearest inclusive prefix contribute. */
     uint last = inclusive ? lowest_bit(inclusive) : 31u;

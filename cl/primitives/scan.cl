@@ -129,6 +129,12 @@ UNROLL_FULL
   }
 }
 
+#ifndef SCAN64_ITEMS
+#define SCAN64_ITEMS (ITEMS / 2)
+#endif
+#if SCAN64_ITEMS % 2 != 0
+#error "scan.cl needs SCAN64_ITEMS to be even"
+#endif
 #if USE_PTX
 /* Single-pass scan with decoupled look-back (Merrill & Garland; the
  * look-back itself is wg_scan.cl's), for sums on NVIDIA. One group per
@@ -146,15 +152,15 @@ UNROLL_FULL
  * the SP_VEC elements at 32*SP_VEC*j + SP_VEC*l of that range. Every load
  * and store of a warp then covers 512 contiguous bytes, which is what
  * moves data at full bandwidth; the scan order is rebuilt with one warp
- * scan per round. 64-bit types take half as many elements per work-item
- * (the same bytes). */
+ * scan per round. 64-bit types take SCAN64_ITEMS elements per work-item
+ * (tuning.c; by default ITEMS / 2, the same bytes). */
 #if SCAN_BITS == 32
 #define SP_VEC 4
 #define SP_ITEMS ITEMS
 #define TV T4
 #else
 #define SP_VEC 2
-#define SP_ITEMS (ITEMS / 2)
+#define SP_ITEMS SCAN64_ITEMS
 #define TV CAT(SCAN_T, 2)
 #endif
 #define SP_TILE (WG_SIZE * SP_ITEMS)
@@ -178,9 +184,7 @@ KERNEL void FN(scan_single_pass)(__global const T *in, __global T *out, ulong n,
   __local uint tile_slot;
   __local T tile_prefix;
   uint lid = get_local_id(0), lane = lane_id();
-  if (lid == 0) tile_slot = atomic_inc((volatile __global uint *)state);
-  WG_BARRIER();
-  long tile = tile_slot;
+  long tile = TILE_NUMBER(state, tile_slot);
 
   /* Element index of this lane's first vector in round 0. */
   ulong first = (ulong)tile * SP_TILE + (ulong)warp_id() * (WARP_SIZE * SP_ITEMS) + SP_VEC * lane;
@@ -188,6 +192,9 @@ KERNEL void FN(scan_single_pass)(__global const T *in, __global T *out, ulong n,
   T offset[ROUNDS]; /* exclusive prefix of q[j] within the warp's range */
   T warp_total = 0;
   bool full = first - SP_VEC * lane + WARP_SIZE * SP_ITEMS <= n;
+  /* Every load first, then the warp scans: the shuffles are volatile asm,
+   * which a compiler may not move loads across, so a fused loop could
+   * leave one load in flight per work-item. */
 UNROLL_FULL
   for (uint j = 0; j < ROUNDS; j++) {
     ulong at = first + WARP_SIZE * SP_VEC * j;
@@ -201,6 +208,9 @@ UNROLL_FULL
       q[j].w = at + 3 < n ? in[at + 3] : (T)0;
 #endif
     }
+  }
+UNROLL_FULL
+  for (uint j = 0; j < ROUNDS; j++) {
 #if SP_VEC == 4
     T s = q[j].x + q[j].y + q[j].z + q[j].w;
 #else

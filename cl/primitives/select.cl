@@ -12,6 +12,10 @@
  *   3. select_scatter: each group ranks its tiles' flags with the
  *      work-group scan, stages the tile's output order in local memory,
  *      and then writes coalesced runs.
+ * On NVIDIA (USE_PTX, with wg_scan.cl@u64 listed too) select_single_pass
+ * does all three in one launch with the decoupled look-back, so the flags
+ * are read once instead of twice (7 bytes per 4-byte element kept at one
+ * half, against 8).
  */
 #if !defined(SEL_E) || !defined(SEL_ITEMS)
 #error "select.cl needs SEL_E and SEL_ITEMS"
@@ -28,6 +32,33 @@
 inline uint count_flags16(uchar16 q) {
   ulong2 ones = as_ulong2(min(q, (uchar16)1));
   return (uint)(popcount(ones.x) + popcount(ones.y));
+}
+
+/* Writes a staged tile: output slot s (of `outputs`) takes the element at
+ * tile position order[s], and goes to kept_dst + s for the first `kept`
+ * slots, to rest_dst + (s - kept) after. The loads go in batches of
+ * SEL_BATCH per work-item before their stores: a load after a store to
+ * another buffer cannot be hoisted by the compiler (it cannot rule out
+ * aliasing), so one element per iteration would leave a single load in
+ * flight per work-item. */
+#define SEL_BATCH 8
+inline void sel_write_tile(__global const SEL_E *in, __global SEL_E *out, ulong base,
+                           __local const ushort *order, uint outputs, uint kept, ulong kept_dst,
+                           ulong rest_dst) {
+  uint lid = get_local_id(0);
+  for (uint s0 = 0; s0 < outputs; s0 += SEL_BATCH * WG_SIZE) {
+    SEL_E v[SEL_BATCH];
+UNROLL_FULL
+    for (uint k = 0; k < SEL_BATCH; k++) {
+      uint s = s0 + k * WG_SIZE + lid;
+      if (s < outputs) v[k] = in[base + order[s]];
+    }
+UNROLL_FULL
+    for (uint k = 0; k < SEL_BATCH; k++) {
+      uint s = s0 + k * WG_SIZE + lid;
+      if (s < outputs) out[s < kept ? kept_dst + s : rest_dst + (s - kept)] = v[k];
+    }
+  }
 }
 
 /* Pass 1. counts[g] = flagged elements of chunk g. Work-group: WG_SIZE.
@@ -100,13 +131,73 @@ UNROLL
       }
     }
     WG_BARRIER();
-    uint outputs = split ? len : tile_kept;
-    for (uint s = lid; s < outputs; s += WG_SIZE) {
-      ulong dst = s < tile_kept ? kept_before + s : total + dropped_before + (s - tile_kept);
-      out[dst] = in[base + order[s]];
-    }
+    sel_write_tile(in, out, base, order, split ? len : tile_kept, tile_kept, kept_before,
+                   total + dropped_before);
     kept_before += tile_kept;
     dropped_before += len - tile_kept;
     WG_BARRIER();
   }
 }
+
+#if USE_PTX && defined(SEL_SINGLE_PASS)
+/* Compact (not split: a split's second part starts at the total kept,
+ * which only the last tile learns) in one pass: one group per tile, tiles
+ * numbered in the order groups start (an atomic ticket in state[0]), so a
+ * tile only waits on tiles whose groups already run. Tile t's 16-byte
+ * status {flag, kept count} sits at state[2 + 2t] (wg_scan.cl's 64-bit
+ * look-back). The host zeroes state before each launch. The last tile
+ * stores the total kept in count[0]. Work-group: WG_SIZE; local: SEL_TILE
+ * ushorts plus the scan's WG_SIZE uints. */
+KERNEL void select_single_pass(__global const SEL_E *in, __global const uchar *flags,
+                               __global SEL_E *out, ulong n, volatile __global ulong *state,
+                               __global ulong *count) {
+  __local uint tmp[WG_SIZE];
+  __local ushort order[SEL_TILE]; /* output slot -> position in the tile */
+  __local uint tile_slot;
+  __local ulong tile_before;
+  uint lid = get_local_id(0);
+  long tile = TILE_NUMBER(state, tile_slot);
+  ulong base = (ulong)tile * SEL_TILE;
+  uint len = (uint)min((ulong)SEL_TILE, n - base);
+  uint first = lid * SEL_ITEMS; /* this work-item's run within the tile */
+  uchar f[SEL_ITEMS];
+  if (first + SEL_ITEMS <= len) {
+    __global const uchar16 *f16 = (__global const uchar16 *)(flags + base + first);
+UNROLL
+    for (uint j = 0; j < SEL_ITEMS / 16; j++) vstore16(f16[j], j, f);
+  } else {
+UNROLL
+    for (uint k = 0; k < SEL_ITEMS; k++) f[k] = first + k < len ? flags[base + first + k] : 0;
+  }
+  uint mine = 0;
+UNROLL
+  for (uint k = 0; k < SEL_ITEMS; k++) mine += f[k] != 0;
+  uint tile_kept;
+  uint rank = wg_exclusive_sum_u32(mine, &tile_kept, tmp);
+
+  /* Publish this tile's count at once, then learn the tiles' before it. */
+  volatile __global ulong2 *status = (volatile __global ulong2 *)(state + 2);
+  if (tile == 0) {
+    if (lid == 0) {
+      status_store_u64(status, FLAG_INCLUSIVE, tile_kept);
+      tile_before = 0;
+    }
+  } else {
+    if (lid == 0) status_store_u64(status + tile, FLAG_AGGREGATE, tile_kept);
+    if (warp_id() == 0) {
+      ulong before = look_back_u64(status, tile, 0);
+      if (lid == 0) {
+        status_store_u64(status + tile, FLAG_INCLUSIVE, before + tile_kept);
+        tile_before = before;
+      }
+    }
+  }
+  /* Stage the tile's kept positions in input order (stable). */
+UNROLL
+  for (uint k = 0; k < SEL_ITEMS; k++)
+    if (f[k]) order[rank++] = (ushort)(first + k);
+  WG_BARRIER();
+  sel_write_tile(in, out, base, order, tile_kept, tile_kept, tile_before, 0);
+  if (base + len == n && lid == 0) count[0] = tile_before + tile_kept;
+}
+#endif

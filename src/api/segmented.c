@@ -33,12 +33,13 @@ static clsort_status check_offsets(const uint64_t *offsets, size_t num_segments,
   return CLSORT_SUCCESS;
 }
 
-/* The small sort's tile for this job: segments up to it sort in one
- * launch. Stable only where values can show it. */
+/* The longest segment the small sort takes for this job: the bitonic
+ * tile (the stable one with values), or on CPUs a serial sort's limit
+ * (clsort__segment_limit). */
 static size_t small_limit(const clsort_context *ctx, const clsort__sort_job *job) {
-  return clsort__bitonic_shape_for(ctx, clsort_type_size(job->type), job->value_size,
-                                   job->value_size != 0)
-      .tile;
+  clsort__sort_job small = *job;
+  small.stable = job->value_size != 0;
+  return clsort__segment_limit(ctx, &small);
 }
 
 /* All segments of 2 up to `limit` elements, as [begin, end) cl_ulong
@@ -124,13 +125,15 @@ static clsort_status sort_large(clsort_context *ctx, const clsort_options *o, cl
 }
 
 /* Whether to sort every segment at once (two whole-array radix sorts)
- * rather than each short one in a work-group of its own: on CPU devices
- * when there are many short segments, where a work-group per segment
- * costs most (PoCL, 2 shared cores, `clsort bench --ops segmented`: 2^20
- * u32 keys in segments of 64 took 1465 ms one group each, 315 ms at
- * once). GPUs keep the small sort until the H100 says otherwise.
- * CLSORT_SEGMENTED=global or split (environment) forces either, to
- * measure them. */
+ * rather than each short one on its own: on CPU devices, with values,
+ * when there are many short segments. Keys alone go to the CPUs' serial
+ * sort per segment (merge_cpu.cl), which wins there (PoCL, 2 shared
+ * cores, `clsort bench --ops segmented`: 2^20 u32 keys in segments of 64
+ * took 63 ms that way, 291 ms at once); values need the stable bitonic
+ * tile, a work-group per segment, which lost to the global path (1465
+ * against 315 ms before the serial sort came, keys alone). GPUs keep the
+ * small sort until the H100 says otherwise. CLSORT_SEGMENTED=global or
+ * split (environment) forces either, to measure them. */
 static bool use_global(const clsort_context *ctx, const clsort__sort_job *job,
                        const uint64_t *offsets, size_t num_segments, size_t limit) {
   if (num_segments > UINT32_MAX || job->n < 2) return false;
@@ -142,7 +145,7 @@ static bool use_global(const clsort_context *ctx, const clsort__sort_job *job,
     uint64_t len = offsets[i + 1] - offsets[i];
     small += len >= 2 && len <= limit;
   }
-  return ctx->is_cpu && small > 64;
+  return ctx->is_cpu && job->value_size != 0 && small > 64;
 }
 
 /* Both forms end here, the keys (and values) on the device: the short

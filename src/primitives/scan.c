@@ -51,10 +51,11 @@ clsort_status clsort__reduce_chunks(clsort_context *ctx, cl_kernel reduce, cl_me
   return clsort__launch(ctx, reduce, groups * wg, wg, 5, args, 0, NULL, NULL);
 }
 
-/* The single pass's tile: 64-bit types take half the elements per
- * work-item (the same bytes), and their status words are 16 bytes. */
+/* The single pass's tile: 64-bit types take tuning.scan64_items elements
+ * per work-item, and their status words are 16 bytes. */
 static size_t single_pass_tile(const clsort_context *ctx, clsort_type type) {
-  return clsort__tile(ctx) / (clsort_type_size(type) == 8 ? 2 : 1);
+  if (clsort_type_size(type) == 8) return (size_t)ctx->tuning.wg_size * ctx->tuning.scan64_items;
+  return clsort__tile(ctx);
 }
 static size_t single_pass_state_bytes(const clsort_context *ctx, clsort_type type, size_t n) {
   size_t tiles = clsort__div_up(n, single_pass_tile(ctx, type));

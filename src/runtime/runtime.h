@@ -104,6 +104,9 @@ typedef struct clsort__tuning {
   unsigned radix_cpu_bucket; /* CPU radix: log2 of the keys a bucket aims at */
   bool use_ptx;            /* NVIDIA warp intrinsics through inline PTX */
   bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
+  bool tile_by_group;      /* single-pass tiles by group id (NVIDIA), else a ticket */
+  unsigned scan64_items;   /* single-pass scan: 64-bit elements per work-item */
+  unsigned lookback_ns;    /* look-back sleep between polls (NVIDIA), 0 spins */
 } clsort__tuning;
 
 /* The NVIDIA radix pass's launch shape (cl/onesweep.cl): work-items per

@@ -62,9 +62,14 @@ void clsort__tune(clsort_context *ctx) {
     t->items = 24;
     t->groups_per_cu = 8;
     t->use_ptx = !clsort__env_flag("CLSORT_NO_PTX");
-    /* Look-back needs every earlier tile to make progress; dynamic tile
-     * numbering guarantees that on NVIDIA, where it has been validated. */
+    /* Look-back needs every earlier tile to make progress. The scan and
+     * the compact number tiles by group id, as CUB does: NVIDIA GPUs start
+     * groups in id order. CLSORT_TILE_BY_GROUP=0 takes a ticket in start
+     * order instead, which guarantees it (H100, same run as CUB: u32 scan
+     * 0.92-0.95x with tickets, 0.95-0.96x by group; compact u32 1.10-1.12x
+     * and 1.19-1.21x; docs/PERFORMANCE.md). */
     t->single_pass_scan = t->use_ptx;
+    t->tile_by_group = true;
   } else {
     t->wg_size = 256;
     t->items = 8;
@@ -112,9 +117,27 @@ void clsort__tune(clsort_context *ctx) {
     t->radix_cpu_bucket = r[3];
   }
   if (t->use_ptx && t->wg_size < 32) t->use_ptx = t->single_pass_scan = false;
+  /* CLSORT_LOOKBACK_NS=NS: the look-back's sleep between polls on NVIDIA,
+   * for bench/ to compare (0: spin). */
+  unsigned ns = t->lookback_ns;
+  if (clsort__env_fields("CLSORT_LOOKBACK_NS", &ns, 1) == 1 &&
+      clsort__env_field_ok("CLSORT_LOOKBACK_NS", "NS", ns, 0, 10000, ENV_ANY))
+    t->lookback_ns = ns;
+  /* The single-pass scan's 64-bit elements per work-item (even, <= ITEMS):
+   * CLSORT_SCAN64_ITEMS overrides it for bench/. */
+  t->scan64_items = t->items / 2 >= 2 ? t->items / 2 / 2 * 2 : 2;
+  unsigned s64 = 0;
+  if (clsort__env_fields("CLSORT_SCAN64_ITEMS", &s64, 1) == 1 &&
+      clsort__env_field_ok("CLSORT_SCAN64_ITEMS", "ITEMS", s64, 2, t->items, ENV_ANY) &&
+      s64 % 2 == 0)
+    t->scan64_items = s64;
+  const char *by_group = getenv("CLSORT_TILE_BY_GROUP");
+  if (by_group && *by_group) t->tile_by_group = strcmp(by_group, "0") != 0;
   snprintf(ctx->common_options, sizeof ctx->common_options,
-           "-DWG_SIZE=%u -DITEMS=%u -DUSE_PTX=%d -DIS_CPU=%d", t->wg_size, t->items,
-           t->use_ptx ? 1 : 0, ctx->is_cpu ? 1 : 0);
+           "-DWG_SIZE=%u -DITEMS=%u -DSCAN64_ITEMS=%u -DUSE_PTX=%d -DIS_CPU=%d -DLOOKBACK_NS=%u "
+           "-DTILE_BY_GROUP=%d",
+           t->wg_size, t->items, t->scan64_items, t->use_ptx ? 1 : 0, ctx->is_cpu ? 1 : 0,
+           t->use_ptx ? t->lookback_ns : 0, t->tile_by_group ? 1 : 0);
 }
 
 const char *clsort__common_options(const clsort_context *ctx) { return ctx->common_options; }

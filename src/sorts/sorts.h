@@ -33,6 +33,13 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
  * merge sort (merge path; stable) and quicksort. Each in its own file. */
 clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job);
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job);
+/* The merge sort's CPU shape (merge_cpu.c), which clsort__merge_sort runs
+ * when ctx->tuning.cpu_shape is set; n >= 2. */
+clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
+/* The segmented small sort's CPU shape (merge_cpu.c): one serial introsort
+ * per segment, any length; not stable. count 0 builds the kernel only. */
+clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_job *job,
+                                        cl_mem segments, size_t count);
 clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *job);
 /* clsort_merge's device step, the merge sort's merge pass over one pair
  * (merge_sort.c): the sorted arrays a[0, na) (values va) and
@@ -85,11 +92,16 @@ static inline int clsort__key_kind(clsort_type type) {
 /* The segmented small sort (segmented_sort.c): sorts, in one launch and
  * in place in job->keys_in (and job->vals_in), the `count` segments whose
  * [begin, end) pairs `segments` holds as cl_ulongs. Each segment is at
- * most clsort__bitonic_shape_for(...).tile long; segments do not overlap.
+ * most clsort__segment_limit(ctx, job) long; segments do not overlap.
  * job->n is the buffers' length; with job->stable, equal keys keep their
  * order (at half the tile for 4-byte keys). */
 clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job *job,
                                     cl_mem segments, size_t count);
+/* The longest segment it takes: the bitonic tile, or 2^15 keys on CPUs
+ * (a serial introsort) when job->stable is not set. */
+size_t clsort__segment_limit(const clsort_context *ctx, const clsort__sort_job *job);
+/* Builds its kernel, so that a sort can fail before its first write. */
+clsort_status clsort__segments_prepare(clsort_context *ctx, const clsort__sort_job *job);
 
 /* top_k.c: the radix select. Of n keys in `keys` ordered as `job` says
  * (type, direction; whole keys), the one at position `rank` of the sorted

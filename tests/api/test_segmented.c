@@ -66,7 +66,7 @@ static size_t make_layout(t_rng *r, int layout, size_t limit, uint64_t *offsets,
  * nothing written past n. */
 static void check_case(t_rng *r, clsort_type t, int layout, int dist, size_t vs, bool desc,
                        bool buffer) {
-  size_t limit = clsort__test_segment_capacity_flags(T_CTX, t, vs, vs ? CLSORT_STABLE : 0u);
+  size_t limit = clsort__test_segmented_limit(T_CTX, t, vs);
   uint64_t offsets[MAX_SEGMENTS + 1];
   size_t n, count = make_layout(r, layout, limit, offsets, &n);
   size_t ks = clsort_type_size(t);

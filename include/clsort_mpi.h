@@ -1,0 +1,132 @@
+/* clsort_mpi.h: the public interface of libclsort-mpi, a distributed sort
+ * over MPI in which each rank sorts on its own OpenCL device through
+ * libclsort. A separate library (pkg-config libclsort-mpi), so that
+ * libclsort itself keeps no MPI dependency.
+ *
+ * Host memory per rank, beyond the caller's arrays (k = key size, v = value
+ * size, 0 for keys only; n = n_local, m = the elements the exchange brings
+ * this rank: n plus the sampling error, a few percent of N / P at most):
+ * a sorted copy of the input, (k + v) n, freed after the exchange; the
+ * receive buffer, (k + v) m; with the host merge (CLSORT_MPI_MERGE=host) a
+ * merge output of (k + v) m more; and the samples, 32 s P bytes (s samples
+ * per rank, below). Peak: about 3 (k + v) n with the input, for the default
+ * device merge; 3 (k + v) n with the host merge too, as the sorted copy is
+ * gone by then. Device memory: libclsort's for one host-array sort of
+ * max(n, m) elements (larger ones sort out of core, as clsort_sort). */
+#ifndef CLSORT_MPI_H
+#define CLSORT_MPI_H
+
+#include <mpi.h>
+
+#include "clsort.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sorts the global array formed by every rank's `keys` concatenated in
+ * rank order, across the ranks of `comm`. Collective: every rank of `comm`
+ * calls it, with the same type and options; n_local may differ between
+ * ranks and may be 0 (keys may then be NULL). On return rank r holds, in
+ * its own `keys`, the r-th slice of the sorted global array: exactly its
+ * own n_local elements, so no new buffers are needed.
+ *
+ * Every key type of clsort_type, ascending or descending (options->flags),
+ * in libclsort's total order (floats by bits: -NaN < -inf < ... < +NaN).
+ * options->algorithm chooses the local sort on each rank's device (NULL:
+ * CLSORT_OPTIONS_DEFAULT). CLSORT_STABLE keeps equal keys in their global
+ * input order (by rank, then index); it needs a stable algorithm (AUTO,
+ * RADIX or MERGE). Bit ranges (begin_bit/end_bit other than the full key)
+ * are not supported here.
+ *
+ * Algorithm: a local sort on the device; regular samples (s per rank: 32
+ * P within 64..8192; CLSORT_MPI_OVERSAMPLING=s overrides) compared as
+ * (key, rank, index), so that duplicate and all-equal keys split evenly;
+ * splitters at each rank's own first global position, so that the
+ * exchange brings every rank about its own count; one MPI_Alltoallv of
+ * sorted runs; a merge of the received runs (a stable re-sort on the
+ * device; CLSORT_MPI_MERGE=host merges on the host); then a second
+ * exchange that moves only the slices past each rank's own count.
+ * Exchanges whose counts or displacements pass INT_MAX bytes use
+ * MPI_Alltoallv_c (MPI 4) or else rounds of point-to-point messages;
+ * CLSORT_MPI_MAX_COUNT=bytes (a test setting) forces the rounds.
+ *
+ * Errors are collective: every rank returns the same status, and
+ * clsort_mpi_last_error_message() gives every rank the same message, naming
+ * the first rank that failed. Arguments are checked on every rank and
+ * compared across ranks before any data moves; on any error every rank's
+ * arrays are unchanged (the caller's arrays are written only by the last
+ * exchange). MPI's own failures follow the communicator's error handler:
+ * MPI aborts by default; with MPI_ERRORS_RETURN a failure in that last
+ * exchange can leave the arrays part-written.
+ *
+ * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (on any rank: NULL
+ * ctx, NULL keys with n_local > 0, unknown type, flags or algorithm; comm
+ * MPI_COMM_NULL or MPI not initialized, returned on that rank alone; the
+ * ranks disagree on type or options; an MPI error returned, with MPI's
+ * text); CLSORT_ERROR_UNSUPPORTED (a bit range; what clsort_sort returns
+ * it for on any rank); CLSORT_ERROR_TOO_LARGE (n_local's bytes overflow
+ * size_t); CLSORT_ERROR_OUT_OF_MEMORY; or any status of clsort_sort on any
+ * rank. Since 0.2. */
+CLSORT_API clsort_status clsort_mpi_sort(clsort_context *ctx, MPI_Comm comm, clsort_type type,
+                                         void *keys, size_t n_local,
+                                         const clsort_options *options);
+
+/* As clsort_mpi_sort, moving `values` (value_size bytes each: 4 or 8, the
+ * same on every rank) with their keys. With CLSORT_STABLE the values of
+ * equal keys keep their global input order. Returns as clsort_mpi_sort,
+ * plus CLSORT_ERROR_INVALID_ARGUMENT for NULL values with n_local > 0, a
+ * bad value_size or one that differs between ranks. Since 0.2. */
+CLSORT_API clsort_status clsort_mpi_sort_pairs(clsort_context *ctx, MPI_Comm comm,
+                                               clsort_type type, void *keys, void *values,
+                                               size_t value_size, size_t n_local,
+                                               const clsort_options *options);
+
+/* Creates a context for this rank. With device_spec NULL, CLSORT_DEVICE
+ * unset and several GPUs on this node, the rank with node-local rank k
+ * (from MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED)) takes GPU k mod
+ * count, counting GPUs over all platforms in order; otherwise it is
+ * clsort_context_create(ctx, device_spec). Collective over `comm`: when
+ * any rank fails, every rank releases its context, sets *ctx to NULL and
+ * returns the same status (as clsort_context_create). Since 0.2. */
+CLSORT_API clsort_status clsort_mpi_context_create(clsort_context **ctx, MPI_Comm comm,
+                                                   const char *device_spec);
+
+/* The message of this thread's last failing clsort_mpi_ call, the same on
+ * every rank ("rank 2: ..."); empty after a success. Since 0.2. */
+CLSORT_API const char *clsort_mpi_last_error_message(void);
+
+/* The phases of a distributed sort, in order. */
+typedef enum clsort_mpi_phase {
+  CLSORT_MPI_LOCAL_SORT = 0, /* the copy and sort of this rank's input on its device */
+  CLSORT_MPI_SAMPLING = 1,   /* samples gathered, splitters chosen, runs cut */
+  CLSORT_MPI_EXCHANGE = 2,   /* the all-to-all of the runs (counts included) */
+  CLSORT_MPI_MERGE = 3,      /* the received runs merged */
+  CLSORT_MPI_REBALANCE = 4,  /* back to each rank's own count, into the caller's arrays */
+  CLSORT_MPI_PHASES = 5
+} clsort_mpi_phase;
+
+/* What this rank saw in the calling thread's last successful
+ * clsort_mpi_sort(_pairs): wall seconds per phase (MPI_Wtime, each phase
+ * ending at this rank's own finish, so that a phase's time includes any
+ * wait for slower ranks at its first collective; the environment variable
+ * CLSORT_MPI_PHASE_BARRIERS=1 puts a barrier before each phase instead, so
+ * that each phase's time is its own), and the data moved. Since 0.2. */
+typedef struct clsort_mpi_stats {
+  double seconds[CLSORT_MPI_PHASES];
+  uint64_t exchange_sent_bytes;   /* keys and values this rank sent in the exchange (self included) */
+  uint64_t exchange_received;     /* elements the exchange brought this rank (its m) */
+  uint64_t exchange_rounds;       /* 0: one MPI_Alltoallv(_c); else rounds of the fallback */
+  uint64_t rebalance_sent_bytes;  /* bytes this rank sent to other ranks while rebalancing */
+} clsort_mpi_stats;
+
+/* Copies the stats of this thread's last successful sort into *stats.
+ * Returns CLSORT_SUCCESS, or CLSORT_ERROR_INVALID_ARGUMENT for NULL.
+ * Since 0.2. */
+CLSORT_API clsort_status clsort_mpi_last_stats(clsort_mpi_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLSORT_MPI_H */

@@ -1,0 +1,62 @@
+/* mpi_internal.h: what the files of libclsort-mpi share. The library builds
+ * on the public headers only (include/clsort.h, include/clsort_mpi.h). */
+#ifndef CLSORT_MPI_INTERNAL_H
+#define CLSORT_MPI_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clsort_mpi.h"
+
+/* ------------------------------------------------------------ errors.c */
+/* Records this thread's message for a failure found on this rank alone. */
+clsort_status clsort_mpi__fail(clsort_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void clsort_mpi__clear_error(void);
+/* Makes a local status collective: every rank returns the lowest status
+ * any rank passed, with the message of the first rank that had it. */
+clsort_status clsort_mpi__agree(MPI_Comm comm, clsort_status local);
+
+/* ---------------------------------------------------------- key_order.c */
+/* A key mapped to an unsigned number whose ascending order is libclsort's
+ * order of the key (descending: reversed), so that one comparison serves
+ * every type and direction. */
+uint64_t clsort_mpi__order_key(clsort_type type, const void *keys, size_t i, bool descending);
+
+/* ---------------------------------------------------------- exchange.c */
+/* An all-to-all of bytes: counts and displacements per peer, in bytes.
+ * One MPI_Alltoallv when every count and displacement fits in an int (or
+ * MPI_Alltoallv_c with MPI 4), else rounds of point-to-point messages of
+ * at most the limit each. *rounds receives 0 for one collective, else the
+ * number of rounds. Every rank reaches the same choice; when its small
+ * tables cannot be allocated on some rank, every rank returns
+ * MPI_ERR_NO_MEM before any data moves. */
+int clsort_mpi__alltoallv(const void *send, const uint64_t *send_counts,
+                          const uint64_t *send_displs, void *recv, const uint64_t *recv_counts,
+                          const uint64_t *recv_displs, MPI_Comm comm, uint64_t *rounds);
+
+/* ---------------------------------------------------------- splitters.c */
+/* Where this rank's sorted run (n elements) is cut for each destination:
+ * cuts[0] = 0 <= cuts[1] <= ... <= cuts[size] = n; destination d gets
+ * [cuts[d], cuts[d + 1]). `targets[d]` is the global position where rank
+ * d's slice starts (targets[size] = the total), so that the exchange
+ * already brings each rank close to its final slice. Collective; a
+ * failure (host memory) is agreed, as clsort_mpi__agree. */
+clsort_status clsort_mpi__cut_runs(MPI_Comm comm, clsort_type type, bool descending,
+                                   const void *keys, size_t n, const uint64_t *targets,
+                                   uint64_t *cuts);
+
+/* ---------------------------------------------------------- merge.c */
+/* Merges `runs` sorted runs lying one after another in keys (run r starts
+ * at starts[r], starts[runs] = the end) into out_keys, ties in run order
+ * (stable); values (value_size bytes, or NULL) move with their keys. */
+clsort_status clsort_mpi__merge_runs(clsort_type type, bool descending, const void *keys,
+                                     const void *values, size_t value_size,
+                                     const uint64_t *starts, int runs, void *out_keys,
+                                     void *out_values);
+
+#endif

@@ -1,0 +1,370 @@
+/* sort.c: clsort_mpi_sort and clsort_mpi_sort_pairs, the phases in order:
+ * checks, local sort, sampling, exchange, merge, rebalance. */
+#include "mpi_internal.h"
+
+#include <sys/mman.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local clsort_mpi_stats last_stats;
+
+clsort_status clsort_mpi_last_stats(clsort_mpi_stats *stats) {
+  if (!stats) return CLSORT_ERROR_INVALID_ARGUMENT;
+  *stats = last_stats;
+  return CLSORT_SUCCESS;
+}
+
+/* One call's arrays and settings. */
+typedef struct job {
+  clsort_context *ctx;
+  MPI_Comm comm;
+  int rank, size;
+  clsort_type type;
+  size_t key_size, value_size; /* value_size 0: keys only */
+  clsort_options options;
+  bool descending;
+  void *keys, *values;
+  uint64_t n;
+  uint64_t *targets; /* size + 1: where each rank's slice starts, then the total */
+  clsort_mpi_stats stats;
+} job;
+
+/* The checks one rank can make alone. */
+static clsort_status check_local(const job *j, bool pairs) {
+  size_t ks = clsort_type_size(j->type);
+  if (!j->ctx) return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+  if (ks == 0)
+    return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT, "unknown key type %d", (int)j->type);
+  if (j->n > 0 && !j->keys)
+    return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT, "keys is NULL with n_local = %llu",
+                            (unsigned long long)j->n);
+  if (pairs && j->n > 0 && !j->values)
+    return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT, "values is NULL with n_local = %llu",
+                            (unsigned long long)j->n);
+  if (pairs && j->value_size != 4 && j->value_size != 8)
+    return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT, "value_size %zu is not 4 or 8",
+                            j->value_size);
+  if (j->n > SIZE_MAX / 3 / (ks + (pairs ? 8 : 0)))
+    return clsort_mpi__fail(CLSORT_ERROR_TOO_LARGE,
+                            "n_local = %llu: its arrays' bytes overflow size_t",
+                            (unsigned long long)j->n);
+  if (j->options.flags & ~(unsigned)(CLSORT_DESCENDING | CLSORT_STABLE))
+    return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT, "unknown flags 0x%x",
+                            j->options.flags);
+  if ((unsigned)j->options.algorithm > (unsigned)CLSORT_QUICK)
+    return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT, "unknown algorithm %d",
+                            (int)j->options.algorithm);
+  if (j->options.begin_bit != 0 || (j->options.end_bit != 0 && j->options.end_bit != 8 * ks))
+    return clsort_mpi__fail(CLSORT_ERROR_UNSUPPORTED,
+                            "bit ranges are not supported by the distributed sort");
+  return CLSORT_SUCCESS;
+}
+
+/* The settings every rank must share, compared through their minimum and
+ * maximum over the ranks. */
+static clsort_status check_agreement(const job *j) {
+  static const char *const names[] = {"key type", "flags", "algorithm", "begin_bit",
+                                      "end_bit",  "value_size"};
+  enum { FIELDS = 6 };
+  long long v[2 * FIELDS] = {j->type,
+                             j->options.flags,
+                             j->options.algorithm,
+                             j->options.begin_bit,
+                             j->options.end_bit == 0 ? 8 * (long long)j->key_size
+                                                     : j->options.end_bit,
+                             (long long)j->value_size};
+  for (int i = 0; i < FIELDS; i++) v[FIELDS + i] = -v[i];
+  MPI_Allreduce(MPI_IN_PLACE, v, 2 * FIELDS, MPI_LONG_LONG, MPI_MAX, j->comm);
+  for (int i = 0; i < FIELDS; i++)
+    if (v[i] != -v[FIELDS + i])
+      return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT,
+                              "the ranks disagree on the %s (from %lld to %lld)", names[i],
+                              -v[FIELDS + i], v[i]);
+  return CLSORT_SUCCESS;
+}
+
+/* Host arrays that the device reads and writes, aligned to a page: a CPU
+ * device (PoCL wants 128 bytes) then sorts them in place, with no copy. Not
+ * pinned through the context: pinning costs more per call than staging
+ * through the context's own pinned buffers saves. Large ones are aligned
+ * to 2 MiB and asked for transparent huge pages: the exchange writes the
+ * receive buffer fresh on every call, and faulting it in 4 KiB pages took
+ * about half the exchange's time (2 ranks, 2^22 keys each, PoCL host). */
+typedef struct host_array {
+  void *ptr;
+} host_array;
+
+enum { HUGE_PAGE = 2 << 20 };
+
+static clsort_status array_alloc(size_t bytes, host_array *a) {
+  a->ptr = NULL;
+  if (bytes == 0) return CLSORT_SUCCESS;
+  size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 4096;
+  size_t rounded = (bytes + align - 1) / align * align;
+  a->ptr = aligned_alloc(align, rounded);
+  if (!a->ptr)
+    return clsort_mpi__fail(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for %zu bytes", bytes);
+#ifdef MADV_HUGEPAGE
+  if (align == HUGE_PAGE) madvise(a->ptr, rounded, MADV_HUGEPAGE); /* a hint: failure is fine */
+#endif
+  return CLSORT_SUCCESS;
+}
+
+static void array_free(host_array *a) {
+  free(a->ptr);
+  a->ptr = NULL;
+}
+
+/* Sorts n elements of (keys, values) on the device; a libclsort failure
+ * keeps its own message. */
+static clsort_status device_sort(const job *j, void *keys, void *values, uint64_t n) {
+  clsort_status st =
+      j->value_size ? clsort_sort_pairs(j->ctx, j->type, keys, values, j->value_size, n, &j->options)
+                    : clsort_sort(j->ctx, j->type, keys, n, &j->options);
+  if (st != CLSORT_SUCCESS)
+    return clsort_mpi__fail(st, "%s", clsort_last_error_message());
+  return CLSORT_SUCCESS;
+}
+
+/* Counts (elements) and displacements to bytes for the exchange. */
+static void to_bytes(const uint64_t *counts, const uint64_t *starts, int size, size_t unit,
+                     uint64_t *byte_counts, uint64_t *byte_displs) {
+  for (int p = 0; p < size; p++) {
+    byte_counts[p] = counts[p] * unit;
+    byte_displs[p] = starts[p] * unit;
+  }
+}
+
+static clsort_status mpi_status(int err, const char *what) {
+  if (err == MPI_SUCCESS) return CLSORT_SUCCESS;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(err, text, &len);
+  return clsort_mpi__fail(err == MPI_ERR_NO_MEM ? CLSORT_ERROR_OUT_OF_MEMORY
+                                                : CLSORT_ERROR_INVALID_ARGUMENT,
+                          "%s: %s", what, text);
+}
+
+/* Moves keys and values: element counts and starts per peer, both sides. */
+static clsort_status exchange(const job *j, const void *keys, const void *values,
+                              uint64_t *tables, void *out_keys, void *out_values,
+                              uint64_t *rounds) {
+  int P = j->size;
+  uint64_t *sc = tables, *sd = sc + P, *rc = sd + P, *rd = rc + P;
+  uint64_t *bsc = rd + P, *bsd = bsc + P, *brc = bsd + P, *brd = brc + P;
+  to_bytes(sc, sd, P, j->key_size, bsc, bsd);
+  to_bytes(rc, rd, P, j->key_size, brc, brd);
+  int err = clsort_mpi__alltoallv(keys, bsc, bsd, out_keys, brc, brd, j->comm, rounds);
+  if (err == MPI_SUCCESS && j->value_size) {
+    to_bytes(sc, sd, P, j->value_size, bsc, bsd);
+    to_bytes(rc, rd, P, j->value_size, brc, brd);
+    err = clsort_mpi__alltoallv(values, bsc, bsd, out_values, brc, brd, j->comm, rounds);
+  }
+  return mpi_status(err, "the exchange");
+}
+
+/* The received runs into one sorted sequence: nothing to do for one run; a
+ * stable re-sort on the device (radix passes cost the same whatever the
+ * order) or, with CLSORT_MPI_MERGE=host, a k-way merge into new arrays. */
+static clsort_status merge(job *j, host_array *keys, host_array *values, uint64_t m,
+                           const uint64_t *starts) {
+  int runs = 0;
+  for (int p = 0; p < j->size; p++) runs += starts[p + 1] > starts[p];
+  if (runs <= 1) return CLSORT_SUCCESS;
+  const char *how = getenv("CLSORT_MPI_MERGE");
+  if (!how || strcmp(how, "host") != 0) return device_sort(j, keys->ptr, values->ptr, m);
+  host_array out_keys, out_values = {NULL};
+  clsort_status st = array_alloc(m * j->key_size, &out_keys);
+  if (st == CLSORT_SUCCESS && j->value_size)
+    st = array_alloc(m * j->value_size, &out_values);
+  if (st == CLSORT_SUCCESS)
+    st = clsort_mpi__merge_runs(j->type, j->descending, keys->ptr, values->ptr, j->value_size,
+                                starts, j->size, out_keys.ptr, out_values.ptr);
+  if (st != CLSORT_SUCCESS) {
+    array_free(&out_keys);
+    array_free(&out_values);
+    return st;
+  }
+  array_free(keys);
+  array_free(values);
+  *keys = out_keys;
+  *values = out_values;
+  return CLSORT_SUCCESS;
+}
+
+/* Rank r holds global positions [held[r], held[r + 1]) and must end with
+ * [targets[r], targets[r + 1]): each overlap moves, most of them to self. */
+static void rebalance_plan(const job *j, const uint64_t *held, uint64_t *tables) {
+  int P = j->size, r = j->rank;
+  uint64_t *sc = tables, *sd = sc + P, *rc = sd + P, *rd = rc + P;
+  for (int p = 0; p < P; p++) {
+    uint64_t lo = held[r] > j->targets[p] ? held[r] : j->targets[p];
+    uint64_t hi = held[r + 1] < j->targets[p + 1] ? held[r + 1] : j->targets[p + 1];
+    sc[p] = hi > lo ? hi - lo : 0;
+    sd[p] = hi > lo ? lo - held[r] : 0;
+    lo = held[p] > j->targets[r] ? held[p] : j->targets[r];
+    hi = held[p + 1] < j->targets[r + 1] ? held[p + 1] : j->targets[r + 1];
+    rc[p] = hi > lo ? hi - lo : 0;
+    rd[p] = hi > lo ? lo - j->targets[r] : 0;
+  }
+}
+
+/* A phase's start time. With CLSORT_MPI_PHASE_BARRIERS=1 (the benchmark
+ * sets it) every rank first waits for the others, so that each phase's
+ * time is its own and not the wait for a slower rank's previous phase. */
+static double phase_start(const job *j) {
+  const char *text = getenv("CLSORT_MPI_PHASE_BARRIERS");
+  if (text && strcmp(text, "1") == 0) MPI_Barrier(j->comm);
+  return MPI_Wtime();
+}
+
+static clsort_status run(job *j) {
+  int P = j->size;
+  clsort_status st = CLSORT_SUCCESS;
+  /* 8 tables of P entries for the exchanges, and two prefix tables. */
+  uint64_t *tables = calloc(10 * (size_t)P + 2, sizeof *tables);
+  uint64_t *held = tables ? tables + 8 * (size_t)P : NULL;
+  host_array keys = {NULL}, values = {NULL};
+  host_array recv_keys = {NULL}, recv_values = {NULL};
+  double t = phase_start(j);
+
+  /* Local sort: a copy, so that the caller's arrays stay as they were
+   * until the last phase, whatever fails. */
+  if (!tables) st = clsort_mpi__fail(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for tables");
+  if (st == CLSORT_SUCCESS) st = array_alloc(j->n * j->key_size, &keys);
+  if (st == CLSORT_SUCCESS && j->value_size)
+    st = array_alloc(j->n * j->value_size, &values);
+  if (st == CLSORT_SUCCESS && j->n > 0) {
+    memcpy(keys.ptr, j->keys, j->n * j->key_size);
+    if (j->value_size) memcpy(values.ptr, j->values, j->n * j->value_size);
+    st = device_sort(j, keys.ptr, values.ptr, j->n);
+  }
+  st = clsort_mpi__agree(j->comm, st);
+  j->stats.seconds[CLSORT_MPI_LOCAL_SORT] = MPI_Wtime() - t;
+  if (st != CLSORT_SUCCESS) goto cleanup;
+
+  /* Sampling: the cuts of this rank's run, one per destination. */
+  t = phase_start(j);
+  uint64_t *cuts = held; /* P + 1 entries, free until the rebalance */
+  st = clsort_mpi__cut_runs(j->comm, j->type, j->descending, keys.ptr, j->n, j->targets, cuts);
+  j->stats.seconds[CLSORT_MPI_SAMPLING] = MPI_Wtime() - t;
+  if (st != CLSORT_SUCCESS) goto cleanup;
+
+  /* Exchange: counts first, then the runs. */
+  t = phase_start(j);
+  uint64_t *sc = tables, *sd = sc + P, *rc = sd + P, *rd = rc + P;
+  for (int p = 0; p < P; p++) {
+    sc[p] = cuts[p + 1] - cuts[p];
+    sd[p] = cuts[p];
+  }
+  MPI_Alltoall(sc, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, j->comm);
+  uint64_t m = 0;
+  for (int p = 0; p < P; p++) {
+    rd[p] = m;
+    m += rc[p];
+  }
+  st = array_alloc(m * j->key_size, &recv_keys);
+  if (st == CLSORT_SUCCESS && j->value_size)
+    st = array_alloc(m * j->value_size, &recv_values);
+  st = clsort_mpi__agree(j->comm, st);
+  if (st == CLSORT_SUCCESS)
+    st = clsort_mpi__agree(j->comm, exchange(j, keys.ptr, values.ptr, tables, recv_keys.ptr,
+                                             recv_values.ptr, &j->stats.exchange_rounds));
+  j->stats.exchange_sent_bytes = j->n * (j->key_size + j->value_size);
+  j->stats.exchange_received = m;
+  array_free(&keys);
+  array_free(&values);
+  j->stats.seconds[CLSORT_MPI_EXCHANGE] = MPI_Wtime() - t;
+  if (st != CLSORT_SUCCESS) goto cleanup;
+
+  /* Merge: the runs arrived in rank order, each sorted. */
+  t = phase_start(j);
+  uint64_t *starts = held; /* rd plus the end */
+  memcpy(starts, rd, (size_t)P * sizeof *starts);
+  starts[P] = m;
+  st = clsort_mpi__agree(j->comm, merge(j, &recv_keys, &recv_values, m, starts));
+  j->stats.seconds[CLSORT_MPI_MERGE] = MPI_Wtime() - t;
+  if (st != CLSORT_SUCCESS) goto cleanup;
+
+  /* Rebalance: where every rank's sorted data lies now, then the moves
+   * into the caller's arrays. */
+  t = phase_start(j);
+  held[0] = 0;
+  MPI_Allgather(&m, 1, MPI_UINT64_T, held + 1, 1, MPI_UINT64_T, j->comm);
+  for (int p = 0; p < P; p++) held[p + 1] += held[p];
+  rebalance_plan(j, held, tables);
+  uint64_t rounds;
+  st = clsort_mpi__agree(j->comm, exchange(j, recv_keys.ptr, recv_values.ptr, tables, j->keys,
+                                           j->values, &rounds));
+  j->stats.rebalance_sent_bytes =
+      (m - sc[j->rank]) * (j->key_size + j->value_size);
+  j->stats.seconds[CLSORT_MPI_REBALANCE] = MPI_Wtime() - t;
+
+cleanup:
+  array_free(&keys);
+  array_free(&values);
+  array_free(&recv_keys);
+  array_free(&recv_values);
+  free(tables);
+  return st;
+}
+
+static clsort_status sort_any(clsort_context *ctx, MPI_Comm comm, clsort_type type, void *keys,
+                              void *values, size_t value_size, bool pairs, size_t n_local,
+                              const clsort_options *options) {
+  clsort_mpi__clear_error();
+  int ready = 0;
+  MPI_Initialized(&ready);
+  if (!ready || comm == MPI_COMM_NULL)
+    return clsort_mpi__fail(CLSORT_ERROR_INVALID_ARGUMENT,
+                            ready ? "comm is MPI_COMM_NULL" : "MPI is not initialized");
+  clsort_options defaults = CLSORT_OPTIONS_DEFAULT;
+  job j = {.ctx = ctx,
+           .comm = comm,
+           .type = type,
+           .key_size = clsort_type_size(type),
+           .value_size = pairs ? value_size : 0,
+           .options = options ? *options : defaults,
+           .keys = keys,
+           .values = values,
+           .n = n_local};
+  j.descending = (j.options.flags & CLSORT_DESCENDING) != 0;
+  MPI_Comm_rank(comm, &j.rank);
+  MPI_Comm_size(comm, &j.size);
+
+  /* Every check on every rank, before any data moves. */
+  clsort_status st = clsort_mpi__agree(comm, check_local(&j, pairs));
+  if (st == CLSORT_SUCCESS) st = check_agreement(&j);
+  if (st != CLSORT_SUCCESS) return st;
+
+  j.targets = malloc(((size_t)j.size + 1) * sizeof *j.targets);
+  st = clsort_mpi__agree(comm, j.targets ? CLSORT_SUCCESS
+                                         : clsort_mpi__fail(CLSORT_ERROR_OUT_OF_MEMORY,
+                                                            "no host memory for %d counts",
+                                                            j.size));
+  if (st != CLSORT_SUCCESS) {
+    free(j.targets);
+    return st;
+  }
+  j.targets[0] = 0;
+  MPI_Allgather(&j.n, 1, MPI_UINT64_T, j.targets + 1, 1, MPI_UINT64_T, comm);
+  for (int p = 0; p < j.size; p++) j.targets[p + 1] += j.targets[p];
+
+  st = run(&j);
+  free(j.targets);
+  if (st == CLSORT_SUCCESS) last_stats = j.stats;
+  return st;
+}
+
+clsort_status clsort_mpi_sort(clsort_context *ctx, MPI_Comm comm, clsort_type type, void *keys,
+                              size_t n_local, const clsort_options *options) {
+  return sort_any(ctx, comm, type, keys, NULL, 0, false, n_local, options);
+}
+
+clsort_status clsort_mpi_sort_pairs(clsort_context *ctx, MPI_Comm comm, clsort_type type,
+                                    void *keys, void *values, size_t value_size, size_t n_local,
+                                    const clsort_options *options) {
+  return sort_any(ctx, comm, type, keys, values, value_size, true, n_local, options);
+}

@@ -1,0 +1,95 @@
+/* merge_cpu.c: the merge sort's CPU shape (cl/sorts/merge_cpu.cl). Each
+ * work-item sorts one cache-sized block serially, then every merge pass
+ * splits the output into one range per work-item, several per core, each
+ * merged by a serial loop. Stable. The same program's serial introsort is
+ * the CPU shape of the unstable segmented small sort. */
+#include "sorts/sorts.h"
+
+#include <stdio.h>
+
+static const char *const merge_cpu_files[] = {"common/common.cl", "sorts/keys.cl",
+                                              "sorts/merge_cpu.cl", NULL};
+static const clsort__program_spec merge_cpu_spec = {"merge_cpu", merge_cpu_files};
+
+/* A block of 2^13 keys (32 or 64 KB with its values) merges in the core's
+ * L2; merge ranges of at least 2^14 outputs, about eight per core, keep the
+ * cores busy to the end of each pass. CLSORT_MERGE_CPU=BLOCK:CHUNK (log2)
+ * overrides both for bench/. */
+static void shape(const clsort_context *ctx, size_t n, size_t *block, size_t *chunk) {
+  unsigned f[2] = {13, 0};
+  unsigned got = clsort__env_fields("CLSORT_MERGE_CPU", f, 2);
+  if (got < 1 || f[0] < 5 || f[0] > 24) f[0] = 13;
+  *block = (size_t)1 << f[0];
+  if (got >= 2 && f[1] >= 5 && f[1] <= 30) {
+    *chunk = (size_t)1 << f[1];
+    return;
+  }
+  size_t target = n / (8 * (size_t)ctx->compute_units + 1), c = (size_t)1 << 14;
+  while (c * 2 <= target) c *= 2;
+  *chunk = c;
+}
+
+static clsort_status merge_cpu_kernel(clsort_context *ctx, const clsort__sort_job *job,
+                                      const char *name, cl_kernel *out) {
+  size_t key_size = clsort_type_size(job->type), vs = job->value_size;
+  char options[128];
+  snprintf(options, sizeof options, "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s",
+           key_size == 8 ? "ulong" : "uint", key_size * 8, vs ? 1 : 0,
+           vs == 8 ? "ulong" : "uint");
+  return clsort__get_kernel(ctx, &merge_cpu_spec, options, name, out);
+}
+
+clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_job *job,
+                                        cl_mem segments, size_t count) {
+  cl_kernel k;
+  FORWARD_IF_ERROR(merge_cpu_kernel(ctx, job, "mcpu_segments", &k));
+  if (count == 0 || job->n == 0) return CLSORT_SUCCESS; /* built, nothing to sort */
+  cl_mem vals = job->value_size ? job->vals_in : job->keys_in;
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  clsort__arg args[] = {ARG(job->keys_in), ARG(vals), ARG(segments), ARG(kind), ARG(desc)};
+  return clsort__launch(ctx, k, count, 1, 5, args, 0, NULL, NULL);
+}
+
+clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job) {
+  size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
+  size_t block, chunk;
+  shape(ctx, n, &block, &chunk);
+  cl_kernel runs, merge;
+  FORWARD_IF_ERROR(merge_cpu_kernel(ctx, job, "mcpu_runs", &runs));
+  FORWARD_IF_ERROR(merge_cpu_kernel(ctx, job, "mcpu_merge", &merge));
+
+  unsigned passes = 0;
+  for (size_t r = block; r < n; r *= 2) passes++;
+  /* The final keys land in F[0]: the output, or scratch for an argsort.
+   * The blocks go where the last pass must read from. */
+  cl_mem K[2] = {job->keys_out, NULL}, V[2] = {job->vals_out, NULL};
+  if (!K[0]) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * key_size, &K[0]));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &K[1]));
+  if (vs) {
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, n * vs, &V[1]));
+  } else {
+    V[0] = K[0]; /* keys-only programs ignore values: any valid buffer */
+    V[1] = K[1];
+  }
+  cl_mem vin = vs && !job->make_index ? job->vals_in : V[0];
+  cl_ulong n64 = n, block64 = block, chunk64;
+  int kind = clsort__key_kind(job->type), desc = job->descending, make_index = job->make_index;
+  unsigned first = passes % 2;
+  clsort__arg run_args[] = {ARG(job->keys_in), ARG(vin),   ARG(K[first]), ARG(V[first]),
+                            ARG(K[1 - first]), ARG(V[1 - first]),        ARG(n64),
+                            ARG(block64),      ARG(kind),  ARG(desc),    ARG(make_index)};
+  size_t blocks = clsort__div_up(n, block);
+  FORWARD_IF_ERROR(clsort__launch(ctx, runs, blocks, 1, 11, run_args, 0, NULL, NULL));
+  for (unsigned p = 0; p < passes; p++) {
+    size_t run = block << p;
+    unsigned from = (passes - p) % 2;
+    chunk64 = chunk < 2 * run ? chunk : 2 * run;
+    cl_ulong run64 = run;
+    clsort__arg args[] = {ARG(K[from]), ARG(K[1 - from]), ARG(V[from]), ARG(V[1 - from]),
+                          ARG(n64),     ARG(run64),       ARG(chunk64), ARG(kind),
+                          ARG(desc)};
+    FORWARD_IF_ERROR(clsort__launch(ctx, merge, clsort__div_up(n, chunk64), 1, 9, args, 0, NULL,
+                                    NULL));
+  }
+  return CLSORT_SUCCESS;
+}
