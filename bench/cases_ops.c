@@ -3,14 +3,14 @@
  * next to a plain C reference on the same data in the same run, whose
  * output verifies the library's: a merge loop, a size-k heap, quickselect,
  * and glibc qsort per segment. Sizes are --sort-sizes; uniform keys. */
-#include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "bench.h"
 #include "devmem.h"
 #include "gen.h"
 #include "host_algos.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char *const op_names[OPS_COUNT_] = {"merge", "top-k", "select", "segmented"};
 const char *ops_name(ops_kind o) { return (unsigned)o < OPS_COUNT_ ? op_names[o] : "?"; }
