@@ -475,8 +475,9 @@ CLSORT_API clsort_status clsort_select_buffer(clsort_context *ctx, clsort_type t
  * element of `a` comes before those of `b`, and each side keeps its own
  * order. Runs the merge sort's merge-path pass on the device. `a` and `b`
  * are read only (they may overlap each other); `out` must not overlap
- * either. Inputs that are not sorted give an unspecified order of their
- * elements, never a crash. options: NULL or algorithm CLSORT_AUTO or
+ * either. Inputs that are not sorted give an unspecified output (not
+ * even a permutation of the inputs), never a crash nor a write past
+ * na + nb elements. options: NULL or algorithm CLSORT_AUTO or
  * CLSORT_MERGE; CLSORT_STABLE is accepted (always stable); a bit range
  * other than the whole key returns CLSORT_ERROR_UNSUPPORTED.
  *
