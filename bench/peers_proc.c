@@ -182,6 +182,8 @@ static int cub_args(const bench_state *s, arg_list *a) {
   if (cfg->primitives & (1u << PRIM_SCAN_EXCLUSIVE)) strcat(ops, "scan,");
   if (cfg->primitives & (1u << PRIM_COMPACT)) strcat(ops, "select,");
   if (cfg->algorithms) strcat(ops, "radix,merge,");
+  /* DeviceSegmentedSort beside clsort bench --ops segmented (same ops). */
+  if (cfg->ops & (1u << OPS_SEGMENTED)) strcat(ops, "segmented,");
   if (!ops[0]) return 0;
   ops[strlen(ops) - 1] = '\0';
   char types[32] = "";
