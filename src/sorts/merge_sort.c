@@ -60,7 +60,7 @@ static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *j
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
   if (n == 0) return CLSORT_SUCCESS;
-  if (ctx->tuning.cpu_shape && n >= 2) return clsort__merge_sort_cpu(ctx, job);
+  if (ctx->tuning.cpu_shape) return clsort__merge_sort_cpu(ctx, job);
   /* Runs: the stable tile whenever values can show the order of equal
    * keys; keys alone cannot, and take the larger unstable tile. */
   clsort__sort_job tile_job = *job;

@@ -34,7 +34,7 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
 clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job);
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job);
 /* The merge sort's CPU shape (merge_cpu.c), which clsort__merge_sort runs
- * when ctx->tuning.cpu_shape is set; n >= 2. */
+ * when ctx->tuning.cpu_shape is set; n >= 1. */
 clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
 /* The segmented small sort's CPU shape (merge_cpu.c): one serial introsort
  * per segment, any length; not stable. count 0 builds the kernel only. */
