@@ -25,7 +25,7 @@ extern "C" {
 /* ---------------------------------------------------------------- version */
 /* The version is defined here once; meson reads it from these lines. */
 #define CLSORT_VERSION_MAJOR 0
-#define CLSORT_VERSION_MINOR 2
+#define CLSORT_VERSION_MINOR 3
 #define CLSORT_VERSION_PATCH 0
 #define CLSORT_VERSION_NUMBER \
   (CLSORT_VERSION_MAJOR * 10000 + CLSORT_VERSION_MINOR * 100 + CLSORT_VERSION_PATCH)
