@@ -29,6 +29,11 @@ typedef enum prim_kind {
 /* The op name of each primitive, as in the JSON "op" field. */
 const char *prim_name(prim_kind p);
 
+/* The operations beside the sorts (cases_ops.c). */
+typedef enum ops_kind { OPS_MERGE, OPS_TOP_K, OPS_SELECT, OPS_SEGMENTED, OPS_COUNT_ } ops_kind;
+/* "merge", "top-k", "select", "segmented". */
+const char *ops_name(ops_kind o);
+
 /* Sort algorithms, indexed by clsort_algorithm. */
 #define ALGO_COUNT 6
 const char *algo_name(clsort_algorithm a);
@@ -59,6 +64,7 @@ typedef struct bench_config {
   int sort_sizes_given; /* --sort-sizes given: --sizes no longer sets them */
   unsigned types;       /* bit per key_type */
   unsigned primitives;  /* bit per prim_kind */
+  unsigned ops;         /* bit per ops_kind */
   unsigned algorithms;  /* bit per clsort_algorithm */
   unsigned data;        /* DATA_* */
   unsigned distributions; /* bit per gen_dist */
@@ -120,6 +126,13 @@ typedef struct sample {
 /* One timed run of the thing under test. Returns CLSORT_SUCCESS or the
  * failing status; sets *discard when the sample must not count. */
 typedef clsort_status (*run_fn)(bench_state *s, void *user, sample *out, int *discard);
+
+/* One timed run of a device-buffer call: `call` enqueues it and returns
+ * its final event; out receives its device time (s->timer, from just
+ * before the call to that event) and its wall time. */
+typedef clsort_status (*device_call_fn)(bench_state *s, void *user, cl_event *final);
+clsort_status time_device_call(bench_state *s, device_call_fn call, void *user, sample *out,
+                               int *discard);
 
 /* Warm-up runs, then cfg->runs timed runs (fewer, but at least 3, once a
  * case has used cfg->max_case_seconds). Fills the timing fields of rec:
@@ -188,6 +201,9 @@ unsigned report_summary(FILE *out, const bench_record *records, size_t count, co
 int bench_run(const bench_config *cfg);
 void bench_primitives(bench_state *s);
 void bench_sorts(bench_state *s);
+/* Merge, top-k, select and segmented sort at --sort-sizes, each beside a
+ * plain C reference that checks it. */
+void bench_ops(bench_state *s);
 /* Runs the subprocess peers selected in cfg (after the context is freed).
  * Returns 0 when a required peer could not run. */
 int bench_subprocess_peers(bench_state *s);

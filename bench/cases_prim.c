@@ -77,20 +77,12 @@ static clsort_status call_buffer(bench_state *s, prim_case *c, cl_event *final) 
   }
 }
 
+static clsort_status call_buffer_fn(bench_state *s, void *user, cl_event *final) {
+  return call_buffer(s, user, final);
+}
+
 static clsort_status run_buffer(bench_state *s, void *user, sample *out, int *discard) {
-  prim_case *c = user;
-  cl_event mark = NULL, final = NULL;
-  if (timer_begin(&s->timer, &mark) != CL_SUCCESS) return CLSORT_ERROR_OPENCL;
-  double t0 = wall_ms();
-  clsort_status st = call_buffer(s, c, &final);
-  if (st != CLSORT_SUCCESS) {
-    clReleaseEvent(mark);
-    return st;
-  }
-  cl_int err = timer_end(&s->timer, mark, final, &out->device_ms, discard);
-  out->wall_ms = wall_ms() - t0;
-  if (final) clReleaseEvent(final);
-  return err == CL_SUCCESS ? CLSORT_SUCCESS : CLSORT_ERROR_OPENCL;
+  return time_device_call(s, call_buffer_fn, user, out, discard);
 }
 
 static clsort_status run_host_api(bench_state *s, void *user, sample *out, int *discard) {

@@ -55,25 +55,19 @@ static clsort_status restore_device(bench_state *s, sort_case *c) {
   return st;
 }
 
+static clsort_status call_sort_buffer(bench_state *s, void *user, cl_event *final) {
+  sort_case *c = user;
+  return clsort_sort_buffer(s->ctx, (clsort_type)c->type, c->d_keys, c->pairs ? c->d_vals : NULL,
+                            c->vs, c->n, &c->options, 0, NULL, final);
+}
+
 static clsort_status run_buffer(bench_state *s, void *user, sample *out, int *discard) {
   sort_case *c = user;
   /* The input is restored before the leading fill, so the copy is never
    * part of the measured span. */
   clsort_status st = restore_device(s, c);
   if (st != CLSORT_SUCCESS) return st;
-  cl_event mark = NULL, final = NULL;
-  if (timer_begin(&s->timer, &mark) != CL_SUCCESS) return CLSORT_ERROR_OPENCL;
-  double t0 = wall_ms();
-  st = clsort_sort_buffer(s->ctx, (clsort_type)c->type, c->d_keys, c->pairs ? c->d_vals : NULL,
-                          c->vs, c->n, &c->options, 0, NULL, &final);
-  if (st != CLSORT_SUCCESS) {
-    clReleaseEvent(mark);
-    return st;
-  }
-  cl_int err = timer_end(&s->timer, mark, final, &out->device_ms, discard);
-  out->wall_ms = wall_ms() - t0;
-  if (final) clReleaseEvent(final);
-  return err == CL_SUCCESS ? CLSORT_SUCCESS : CLSORT_ERROR_OPENCL;
+  return time_device_call(s, call_sort_buffer, c, out, discard);
 }
 
 static void restore_host(sort_case *c) {

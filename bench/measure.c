@@ -114,3 +114,19 @@ int case_skipped(const bench_state *s, const char *key) {
   snprintf(big_key, sizeof big_key, "%s (too large)", key);
   return was_skipped(s, key) || was_skipped(s, big_key);
 }
+
+clsort_status time_device_call(bench_state *s, device_call_fn call, void *user, sample *out,
+                               int *discard) {
+  cl_event mark = NULL, final = NULL;
+  if (timer_begin(&s->timer, &mark) != CL_SUCCESS) return CLSORT_ERROR_OPENCL;
+  double t0 = wall_ms();
+  clsort_status st = call(s, user, &final);
+  if (st != CLSORT_SUCCESS) {
+    clReleaseEvent(mark);
+    return st;
+  }
+  cl_int err = timer_end(&s->timer, mark, final, &out->device_ms, discard);
+  out->wall_ms = wall_ms() - t0;
+  if (final) clReleaseEvent(final);
+  return err == CL_SUCCESS ? CLSORT_SUCCESS : CLSORT_ERROR_OPENCL;
+}

@@ -1,7 +1,8 @@
 /* par.h: a minimal parallel for-loop over index ranges, for the host work
  * around the measurements (generating inputs, verifying outputs), which
- * would otherwise dominate the run time at 2^28 elements. Pure C + POSIX
- * threads; never used inside a timed region. */
+ * would otherwise dominate the run time at 2^28 elements. Pure C on
+ * OpenMP (serial where the compiler has none); never used inside a timed
+ * region. */
 #ifndef BENCH_PAR_H
 #define BENCH_PAR_H
 

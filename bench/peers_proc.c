@@ -64,14 +64,22 @@ int peer_executable(peer_kind p, char *path, size_t cap) {
     snprintf(path, cap, "%s", env);
     return usable(path);
   }
-  /* Installed next to clsort; in a build tree clsort is cli/clsort and
-   * the peers are built in bench/. */
+  /* Installed, the peers live in libexec/clsort, found from clsort's own
+   * folder first (so that a copied or DESTDIR tree finds its own), then at
+   * the configured prefix; in a build tree clsort is cli/clsort and the
+   * peers are built in bench/. */
   if (program_dir[0]) {
-    snprintf(path, cap, "%s/%s", program_dir, file);
+#ifdef CLSORT_PEER_DIR_FROM_BIN
+    snprintf(path, cap, "%s/%s/%s", program_dir, CLSORT_PEER_DIR_FROM_BIN, file);
     if (usable(path)) return 1;
+#endif
     snprintf(path, cap, "%s/../bench/%s", program_dir, file);
     if (usable(path)) return 1;
   }
+#ifdef CLSORT_PEER_DIR
+  snprintf(path, cap, "%s/%s", CLSORT_PEER_DIR, file);
+  if (usable(path)) return 1;
+#endif
   const char *search = getenv("PATH");
   while (search && *search) {
     const char *colon = strchr(search, ':');
@@ -174,6 +182,8 @@ static int cub_args(const bench_state *s, arg_list *a) {
   if (cfg->primitives & (1u << PRIM_SCAN_EXCLUSIVE)) strcat(ops, "scan,");
   if (cfg->primitives & (1u << PRIM_COMPACT)) strcat(ops, "select,");
   if (cfg->algorithms) strcat(ops, "radix,merge,");
+  /* DeviceSegmentedSort beside clsort bench --ops segmented (same ops). */
+  if (cfg->ops & (1u << OPS_SEGMENTED)) strcat(ops, "segmented,");
   if (!ops[0]) return 0;
   ops[strlen(ops) - 1] = '\0';
   char types[32] = "";

@@ -111,6 +111,7 @@ int bench_run(const bench_config *cfg) {
 
   bench_primitives(&s);
   bench_sorts(&s);
+  bench_ops(&s);
   /* The GPU peers get the device to themselves. */
   close_device(&s);
   int peers_ok = bench_subprocess_peers(&s);

@@ -37,6 +37,10 @@ static const char usage[] =
     "                       reduce-min, reduce-max, compact, split, bucket-offsets,\n"
     "                       all or none (default scan,reduce,compact,split,\n"
     "                       bucket-offsets)\n"
+    "  --ops LIST           merge, top-k (k = 1, 100, 10000), select (the median),\n"
+    "                       segmented (segments of 64 and of 65536 keys), all or\n"
+    "                       none (default none), at --sort-sizes, each beside a\n"
+    "                       plain C reference that verifies it\n"
     "  --algorithms LIST    auto,radix,bitonic,sample,merge,quick, all or none\n"
     "                       (default: all but auto); unsupported ones are skipped\n"
     "  --data LIST          keys,pairs (default both)\n"
@@ -76,7 +80,7 @@ typedef struct list_ctx {
   int kind;
 } list_ctx;
 
-enum { L_TYPES, L_PRIMS, L_ALGOS, L_DATA, L_DISTS, L_PEERS, L_API };
+enum { L_TYPES, L_PRIMS, L_ALGOS, L_DATA, L_DISTS, L_PEERS, L_API, L_OPS };
 
 static int add_item(const char *item, void *user) {
   list_ctx *l = user;
@@ -105,6 +109,19 @@ static int add_item(const char *item, void *user) {
       for (int p = 0; p < PRIM_COUNT_; p++) {
         if (strcmp(item, prim_name((prim_kind)p)) == 0) {
           l->mask |= 1u << p;
+          return 1;
+        }
+      }
+      return 0;
+    }
+    case L_OPS: {
+      if (strcmp(item, "all") == 0) {
+        l->mask = (1u << OPS_COUNT_) - 1;
+        return 1;
+      }
+      for (int o = 0; o < OPS_COUNT_; o++) {
+        if (strcmp(item, ops_name((ops_kind)o)) == 0) {
+          l->mask |= 1u << o;
           return 1;
         }
       }
@@ -345,6 +362,8 @@ static int parse_options(int argc, char **argv, bench_config *cfg) {
       if (r < 0 || !parse_mask(v, L_TYPES, "type", &cfg->types, NULL)) return EXIT_USAGE;
     } else if (VALUE("--primitives")) {
       if (r < 0 || !parse_mask(v, L_PRIMS, "primitive", &cfg->primitives, NULL)) return EXIT_USAGE;
+    } else if (VALUE("--ops")) {
+      if (r < 0 || !parse_mask(v, L_OPS, "operation", &cfg->ops, NULL)) return EXIT_USAGE;
     } else if (VALUE("--algorithms")) {
       if (r < 0 || !parse_mask(v, L_ALGOS, "algorithm", &cfg->algorithms, NULL)) return EXIT_USAGE;
     } else if (VALUE("--data")) {

@@ -25,7 +25,7 @@ extern "C" {
 /* ---------------------------------------------------------------- version */
 /* The version is defined here once; meson reads it from these lines. */
 #define CLSORT_VERSION_MAJOR 0
-#define CLSORT_VERSION_MINOR 2
+#define CLSORT_VERSION_MINOR 3
 #define CLSORT_VERSION_PATCH 0
 #define CLSORT_VERSION_NUMBER \
   (CLSORT_VERSION_MAJOR * 10000 + CLSORT_VERSION_MINOR * 100 + CLSORT_VERSION_PATCH)
@@ -101,7 +101,9 @@ CLSORT_API cl_int clsort_last_cl_error(void);
  * integer ones (sums wrap in the type); CLSORT_REDUCE_MIN/MAX take all six
  * (half floats as f32 does: NaNs ignored); they use 4 bytes of device
  * scratch per element. Scans and sums of F16 or BF16 return
- * CLSORT_ERROR_UNSUPPORTED (the library has no half-float arithmetic). */
+ * CLSORT_ERROR_UNSUPPORTED (the library has no half-float arithmetic), as
+ * do, for all six for now, clsort_merge, clsort_top_k, clsort_select and
+ * clsort_segmented_sort (and their buffer and pairs forms). */
 typedef enum clsort_type {
   CLSORT_U32 = 0,
   CLSORT_I32 = 1,
@@ -377,6 +379,163 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
                                             const clsort_options *options, cl_uint num_wait,
                                             const cl_event *wait_list, cl_event *event);
 
+/* ------------------------------------------------------ segmented sort */
+/* Sorts each segment [offsets[i], offsets[i + 1]) of `keys` independently,
+ * in place, with `values` (value_size 4 or 8 bytes each; NULL with
+ * value_size 0 for keys only) moving with their keys. offsets has
+ * num_segments + 1 entries: offsets[0] == 0, non-decreasing,
+ * offsets[num_segments] == n; empty segments are allowed. Stable: equal
+ * keys of a segment keep their input order. Segments up to the limit of
+ * the segmented small sort (the bitonic tile: thousands of keys, fewer
+ * with values and wider keys; 2^15 keys on CPUs for keys alone) are
+ * sorted together in one launch, a work-group each; each longer one by the sort the options name
+ * (CLSORT_AUTO: the radix sort), one after another, the longest first.
+ * On CPU devices keys alone take a serial sort per short segment; with
+ * values, more than 64 short segments are sorted all at once instead: a
+ * stable radix sort of every key with its position, then of the
+ * positions by segment, then a gather (CLSORT_SEGMENTED=global or split
+ * in the environment forces either path). options: NULL or
+ * algorithm CLSORT_AUTO, CLSORT_RADIX or CLSORT_MERGE (the stable sorts),
+ * CLSORT_DESCENDING; whole keys only (a bit range returns
+ * CLSORT_ERROR_UNSUPPORTED).
+ *
+ * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, keys,
+ * values with value_size, or offsets; unknown type or flags; bad
+ * value_size; offsets[0] not 0, decreasing, or offsets[num_segments] not
+ * n: the message names the first bad entry); CLSORT_ERROR_UNSUPPORTED (an
+ * unstable algorithm, a bit range, f64 without fp64);
+ * CLSORT_ERROR_TOO_LARGE; CLSORT_ERROR_OUT_OF_MEMORY;
+ * CLSORT_ERROR_BUILD_FAILED; CLSORT_ERROR_OPENCL. On error the arrays are
+ * unmodified. Since 0.3. */
+CLSORT_API clsort_status clsort_segmented_sort(clsort_context *ctx, clsort_type type, void *keys,
+                                               void *values, size_t value_size, size_t n,
+                                               const uint64_t *offsets, size_t num_segments,
+                                               const clsort_options *options);
+/* The buffer form: keys and values are device buffers sorted in place;
+ * offsets stay in host memory (the call plans on them and copies the list
+ * of small segments to the device, blocking), as for clsort_sort_buffer
+ * the work is enqueued after `wait_list` and `event` completes with it.
+ * Long segments sorted by the radix sort read their digit histograms back
+ * (blocking), with clsort_sort_buffer's caveat about user events. Returns
+ * as clsort_segmented_sort, plus clsort_sort_buffer's buffer checks.
+ * Since 0.3. */
+CLSORT_API clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsort_type type,
+                                                      cl_mem keys, cl_mem values,
+                                                      size_t value_size, size_t n,
+                                                      const uint64_t *offsets,
+                                                      size_t num_segments,
+                                                      const clsort_options *options,
+                                                      cl_uint num_wait, const cl_event *wait_list,
+                                                      cl_event *event);
+
+/* ---------------------------------------------------- top-k and select */
+/* The first k elements of the order clsort_sort would produce for these
+ * options (the k smallest keys, or the k largest with CLSORT_DESCENDING),
+ * sorted, into out_keys, and with `indices` not NULL their input positions
+ * (index_size 4 or 8 bytes each). Among equal keys the order is the stable
+ * sort's: the lowest input positions come first, so at the boundary the
+ * keys equal to the k-th that are kept are those of lowest position.
+ * `keys` is untouched. k may be 0 (nothing is written) up to n. Either
+ * out_keys or indices may be NULL, not both (for k > 0).
+ *
+ * A radix select finds the k-th key (8-bit digits from the top: a
+ * histogram of the candidates' digits, read back once a round, 256
+ * counters; the compact primitive keeps the candidates when their bucket
+ * is small), then the keys at or below it are appended with their
+ * positions in one pass and sorted (by position, then stably by key) with
+ * the radix sort. Many keys equal to the k-th make that set, and its
+ * sorts, larger (up to n). From k >= n / 4 the call sorts a copy of all n
+ * keys with their positions instead. Scratch: up to n keys + n indices +
+ * n bytes, plus the radix sort's for that many; clsort_scratch_bytes
+ * gives the bound.
+ * options: NULL or algorithm CLSORT_AUTO or CLSORT_RADIX; CLSORT_STABLE
+ * is accepted (the order is always the stable one); a bit range other
+ * than the whole key returns CLSORT_ERROR_UNSUPPORTED.
+ *
+ * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, keys
+ * with n > 0, both outputs NULL, k > n, unknown type or flags, bad
+ * index_size, an output overlapping keys or the other output);
+ * CLSORT_ERROR_UNSUPPORTED (another algorithm, a bit range, f64 without
+ * fp64); CLSORT_ERROR_TOO_LARGE (n beyond the device allocation limit,
+ * or 4-byte indices that cannot count to n); CLSORT_ERROR_OUT_OF_MEMORY;
+ * CLSORT_ERROR_BUILD_FAILED; CLSORT_ERROR_OPENCL. On error no output is
+ * modified. Since 0.3. */
+CLSORT_API clsort_status clsort_top_k(clsort_context *ctx, clsort_type type, const void *keys,
+                                      size_t n, size_t k, void *out_keys, void *indices,
+                                      size_t index_size, const clsort_options *options);
+/* The buffer form: out_keys (k keys) and indices (k indices) are device
+ * buffers, either NULL. Enqueued after `wait_list`; the select reads its
+ * histograms back (blocking), so the call returns after `wait_list` has
+ * completed, with clsort_sort_buffer's caveat about user events; `event`
+ * completes with the last copy. Returns as clsort_top_k, plus the buffer
+ * checks of clsort_sort_buffer (an output that is also keys, or both
+ * outputs one buffer: CLSORT_ERROR_INVALID_ARGUMENT). Since 0.3. */
+CLSORT_API clsort_status clsort_top_k_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
+                                             size_t n, size_t k, cl_mem out_keys, cl_mem indices,
+                                             size_t index_size, const clsort_options *options,
+                                             cl_uint num_wait, const cl_event *wait_list,
+                                             cl_event *event);
+
+/* The key at position k (0-based) of the order clsort_sort would produce
+ * for these options, written at out_key (one key). `keys` is untouched.
+ * The radix select of clsort_top_k: one histogram (1 KB) read back per 8
+ * bits of key. Returns as clsort_top_k, with CLSORT_ERROR_INVALID_ARGUMENT for k
+ * >= n (so for n == 0) and for a NULL out_key. Since 0.3. */
+CLSORT_API clsort_status clsort_select(clsort_context *ctx, clsort_type type, const void *keys,
+                                       size_t n, size_t k, void *out_key,
+                                       const clsort_options *options);
+/* The buffer form: the key is written at the start of out_key. Blocking
+ * as clsort_top_k_buffer. Since 0.3. */
+CLSORT_API clsort_status clsort_select_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
+                                              size_t n, size_t k, cl_mem out_key,
+                                              const clsort_options *options, cl_uint num_wait,
+                                              const cl_event *wait_list, cl_event *event);
+
+/* --------------------------------------------------------------- merging */
+/* Stable merge of two arrays sorted in the order the options name
+ * (ascending, or descending with CLSORT_DESCENDING; whole keys, floats in
+ * the total order above) into `out`, na + nb elements: on equal keys every
+ * element of `a` comes before those of `b`, and each side keeps its own
+ * order. Runs the merge sort's merge-path pass on the device. `a` and `b`
+ * are read only (they may overlap each other); `out` must not overlap
+ * either. Inputs that are not sorted give an unspecified output (not
+ * even a permutation of the inputs), never a crash nor a write past
+ * na + nb elements. options: NULL or algorithm CLSORT_AUTO or
+ * CLSORT_MERGE; CLSORT_STABLE is accepted (always stable); a bit range
+ * other than the whole key returns CLSORT_ERROR_UNSUPPORTED.
+ *
+ * clsort_merge_pairs moves values (value_size bytes each: 4 or 8) with
+ * their keys: out_values[i] is the value of the key at out[i];
+ * out_values must not overlap a_values, b_values or out.
+ *
+ * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, a NULL
+ * array with elements to read or write, unknown type or flags, bad
+ * value_size, out overlapping an input); CLSORT_ERROR_UNSUPPORTED (another
+ * algorithm, a bit range, f64 without fp64); CLSORT_ERROR_TOO_LARGE;
+ * CLSORT_ERROR_OUT_OF_MEMORY; CLSORT_ERROR_BUILD_FAILED;
+ * CLSORT_ERROR_OPENCL. On error no output is modified. Since 0.3. */
+CLSORT_API clsort_status clsort_merge(clsort_context *ctx, clsort_type type, const void *a,
+                                      size_t na, const void *b, size_t nb, void *out,
+                                      const clsort_options *options);
+CLSORT_API clsort_status clsort_merge_pairs(clsort_context *ctx, clsort_type type, const void *a,
+                                            const void *a_values, size_t na, const void *b,
+                                            const void *b_values, size_t nb, void *out,
+                                            void *out_values, size_t value_size,
+                                            const clsort_options *options);
+/* The buffer form of both: `a_values`, `b_values` and `out_values` NULL
+ * (with value_size 0) for keys only. Enqueued after `wait_list` on the
+ * context's queue; never blocks; `event` (if not NULL) receives an event
+ * that completes with the merge. Returns as clsort_merge, plus
+ * CLSORT_ERROR_INVALID_ARGUMENT for buffers too small, of another OpenCL
+ * context, CL_MEM_WRITE_ONLY inputs, a CL_MEM_READ_ONLY output, or an
+ * output buffer that is also an input. Since 0.3. */
+CLSORT_API clsort_status clsort_merge_buffer(clsort_context *ctx, clsort_type type, cl_mem a,
+                                             cl_mem a_values, size_t na, cl_mem b,
+                                             cl_mem b_values, size_t nb, cl_mem out,
+                                             cl_mem out_values, size_t value_size,
+                                             const clsort_options *options, cl_uint num_wait,
+                                             const cl_event *wait_list, cl_event *event);
+
 /* ------------------------------------------------------------- primitives */
 /* The device-wide scan/compact layer that every algorithm uses. The
  * *_buffer forms are enqueued on the context's queue after `wait_list` and
@@ -484,7 +643,13 @@ typedef enum clsort_operation {
   CLSORT_OP_SCAN = 3,          /* clsort_scan(_buffer), both kinds */
   CLSORT_OP_REDUCE = 4,        /* clsort_reduce(_buffer), every op */
   CLSORT_OP_COMPACT = 5,       /* clsort_compact and clsort_split (and _buffer) */
-  CLSORT_OP_BUCKET_OFFSETS = 6 /* clsort_bucket_offsets(_buffer) */
+  CLSORT_OP_BUCKET_OFFSETS = 6, /* clsort_bucket_offsets(_buffer) */
+  /* Since 0.3. `size` for these: the value size (merge, segmented sort;
+   * 0: keys only) or the index size (top-k; 0: none). */
+  CLSORT_OP_MERGE = 7,         /* clsort_merge(_pairs)(_buffer) */
+  CLSORT_OP_TOP_K = 8,         /* clsort_top_k(_buffer) */
+  CLSORT_OP_SELECT = 9,        /* clsort_select(_buffer) */
+  CLSORT_OP_SEGMENTED_SORT = 10 /* clsort_segmented_sort(_buffer) */
 } clsort_operation;
 
 /* Builds now, or loads from the disk cache, every kernel that calls of
@@ -509,6 +674,51 @@ typedef enum clsort_operation {
  * calls themselves. Since 0.2. */
 CLSORT_API clsort_status clsort_prepare(clsort_context *ctx, clsort_operation op, clsort_type type,
                                         size_t size, const clsort_options *options);
+
+/* --------------------------------------------------------- caller scratch */
+/* Hands the context `buffer` (a cl_mem of its OpenCL context, readable and
+ * writable, at least `bytes` long) to take its scratch memory from:
+ * every later call carves the scratch its algorithm needs out of it
+ * (sub-buffers, which allocate no device memory) instead of allocating
+ * scratch of its own, so that a loop of calls allocates nothing. A call
+ * that repeats the one before reuses the same sub-buffers. The buffer is
+ * retained until it is replaced, removed (buffer NULL) or the context
+ * released; the caller must not use it while calls are queued. A call
+ * whose scratch does not fit returns CLSORT_ERROR_MEMORY_LIMIT (the
+ * message gives the sizes) before it writes any output; clsort_scratch_bytes
+ * tells how much a call needs. Not carved: the staging of the host-array
+ * forms (they copy the caller's arrays through buffers the context
+ * allocates, except when a CPU device uses aligned arrays in place), and
+ * on GPUs the pinned staging of the host-array sorts. Scratch that the
+ * context held before is released. Returns CLSORT_SUCCESS or
+ * CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx; bytes 0 or beyond the buffer;
+ * a buffer of another OpenCL context, or CL_MEM_READ_ONLY or
+ * CL_MEM_WRITE_ONLY). Since 0.3. */
+CLSORT_API clsort_status clsort_context_set_scratch(clsort_context *ctx, cl_mem buffer,
+                                                    size_t bytes);
+
+/* Writes to *bytes the caller scratch (clsort_context_set_scratch) that
+ * the buffer form of operation `op` needs for n elements of `type`: it
+ * runs that call once on synthetic device data (so it costs about one
+ * such call, and builds its kernels), adding up the scratch requests as
+ * the carving would. `size` is the value size of the pairs forms (sort
+ * pairs, merge pairs, segmented sort with values; 0: keys only) or the
+ * index size of top-k (0: no indices). options as the call takes them.
+ * The figure covers the data the call may meet: top-k over every k
+ * (measured at k = 1 with every key equal, the most candidates, and at k =
+ * n); select on every key equal; the segmented sort on one segment of n
+ * keys plus the list of n / 2 short segments; merge with n / 2 keys a
+ * side. The sample sort and quicksort plan on their data: for them it is
+ * measured on random keys, and other data may need more. Operations:
+ * CLSORT_OP_SORT, CLSORT_OP_SORT_PAIRS (clsort_sort_buffer), CLSORT_OP_SCAN,
+ * CLSORT_OP_REDUCE and the 0.3 operations; others return
+ * CLSORT_ERROR_UNSUPPORTED. Returns as the call itself would for its
+ * arguments, plus CLSORT_ERROR_INVALID_ARGUMENT for a NULL bytes. The
+ * context's own scratch stays allocated afterwards, as after the call.
+ * Since 0.3. */
+CLSORT_API clsort_status clsort_scratch_bytes(clsort_context *ctx, clsort_operation op,
+                                              clsort_type type, size_t n, size_t size,
+                                              const clsort_options *options, size_t *bytes);
 
 #ifdef __cplusplus
 }

@@ -589,6 +589,13 @@ cl_mem t_buffer_on(cl_context c, size_t bytes, const void *init) {
   return m;
 }
 
+cl_mem t_buffer_padded(const void *p, size_t bytes) {
+  char *copy = t_alloc(bytes + 64);
+  t_poison(copy, bytes + 64);
+  if (p) memcpy(copy, p, bytes);
+  return t_buffer(bytes + 64, copy);
+}
+
 cl_mem t_buffer(size_t bytes, const void *init) {
   return t_buffer_on(clsort_context_cl_context(T_CTX), bytes, init);
 }

@@ -117,6 +117,13 @@ void t_label(const char *fmt, ...)
                    t_last_error());                                                           \
   } while (0)
 #define ASSERT_OK(actual) ASSERT_STATUS(actual, CLSORT_SUCCESS)
+/* A failing call: the expected status, with a message saying why. */
+#define ASSERT_ERROR(actual, expected)                                                    \
+  do {                                                                                    \
+    ASSERT_STATUS(actual, expected);                                                      \
+    if (clsort_last_error_message()[0] == '\0')                                           \
+      ck_abort_msg("%s: %s failed with an empty last-error message", t_where(), #actual); \
+  } while (0)
 #define ASSERT_CL(call)                                                                         \
   do {                                                                                          \
     cl_int e_ = (call);                                                                         \
@@ -267,6 +274,9 @@ clsort_context *t_own_context(clsort_context *ctx); /* registers for release */
  * or with the poison pattern when init is NULL. */
 cl_mem t_buffer(size_t bytes, const void *init);
 cl_mem t_buffer_on(cl_context c, size_t bytes, const void *init);
+/* A buffer holding `bytes` of p (poison when p is NULL) and 64 bytes of
+ * poison after them: never empty, and a write past the end shows. */
+cl_mem t_buffer_padded(const void *p, size_t bytes);
 /* Blocking read of a whole buffer through T_CTX's queue into a t_alloc array. */
 void *t_read_buffer(cl_mem buf, size_t bytes);
 void t_read_into(cl_mem buf, void *dst, size_t bytes);

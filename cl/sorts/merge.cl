@@ -1,6 +1,9 @@
 /* merge.cl: one merge pass of the merge sort. Sorted runs of `run` keys
  * (the last one may be short) are merged in pairs into runs of 2 * run,
- * stably: on equal keys the left run's key comes first.
+ * stably: on equal keys the left run's key comes first. The same kernel
+ * merges two separate sorted arrays for clsort_merge: one pair whose left
+ * run is the whole of A and whose right run is the whole of B, each in its
+ * own buffer.
  *
  * Merge path: output position d of a pair is a diagonal of the merge
  * grid, and its co-rank is how many of the first d outputs come from the
@@ -77,14 +80,19 @@ inline void load_bits(local KEY_T *dst, const global KEY_T *src, ulong first, ui
 
 /* Whether A[i] precedes B[d - 1 - i] in the stable merge: then the co-rank
  * of diagonal d is above i. */
-inline bool before_diagonal(const global KEY_T *keys, ulong a, ulong b, ulong i, ulong d, int kind,
-                            int desc) {
-  return key_to_bits(keys[a + i], kind, desc) <= key_to_bits(keys[b + d - 1 - i], kind, desc);
+inline bool before_diagonal(const global KEY_T *keys_a, const global KEY_T *keys_b, ulong a,
+                            ulong b, ulong i, ulong d, int kind, int desc) {
+  return key_to_bits(keys_a[a + i], kind, desc) <= key_to_bits(keys_b[b + d - 1 - i], kind, desc);
 }
 
-/* Merges the pairs of sorted runs of `run` keys of keys_in into keys_out
- * (and their values from vals_in into vals_out); argsort's last pass
- * passes write_keys = 0 and writes values only. Group g writes outputs
+/* Merges the pairs of sorted runs of keys_in into keys_out (and their
+ * values from vals_in into vals_out); argsort's last pass passes
+ * write_keys = 0 and writes values only. A pair starts every 2 * run
+ * outputs; its left run holds min(left, what remains) keys (left <= run)
+ * and its right run the rest, up to `run`. The right runs are read from
+ * keys_b and vals_b: the same buffers as keys_in and vals_in in the sort,
+ * where they follow their left runs; with b_apart (clsort_merge: one
+ * pair, run >= n) the right run starts at b_first of keys_b and vals_b. Group g writes outputs
  * [g * MG_TILE, (g + 1) * MG_TILE) of n. Work-group: MG_WG. Local memory:
  * MG_TILE key bits, MG_TILE padded source positions, the search state.
  *
@@ -95,8 +103,9 @@ inline bool before_diagonal(const global KEY_T *keys, ulong a, ulong b, ulong i,
  * work-item runs the same rounds: the loop condition is read from local
  * memory after a barrier. */
 __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
-    const global KEY_T *keys_in, global KEY_T *keys_out, const global VALUE_T *vals_in,
-    global VALUE_T *vals_out, ulong n, ulong run, int kind, int desc, int write_keys) {
+    const global KEY_T *keys_in, const global KEY_T *keys_b, global KEY_T *keys_out,
+    const global VALUE_T *vals_in, const global VALUE_T *vals_b, global VALUE_T *vals_out,
+    ulong n, ulong run, ulong left, ulong b_first, int b_apart, int kind, int desc, int write_keys) {
   local KEY_T in[MG_TILE];           /* the tile's A keys, then its B keys */
   local uint src[PADDED(MG_TILE)];   /* output slot -> position in `in` */
   local ulong bounds[4];             /* lo and hi of both co-ranks */
@@ -104,8 +113,8 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
   const uint lid = get_local_id(0);
   const ulong out_begin = (ulong)get_group_id(0) * MG_TILE;
   const ulong pair = out_begin & ~(2 * run - 1); /* runs are powers of two */
-  const ulong na = min(run, n - pair), nb = min(run, n - pair - na);
-  const ulong a = pair, b = pair + na;
+  const ulong na = min(left, n - pair), nb = min(run, n - pair - na);
+  const ulong a = pair, b = b_apart ? b_first : pair + na;
   const ulong d0 = out_begin - pair, d1 = min(d0 + MG_TILE, na + nb);
 
   if (lid == 0) {
@@ -121,8 +130,10 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     const bool probe = lid < MG_PROBES;
     const ulong p0 = lo0 + (lid + 1) * (hi0 - lo0) / (MG_PROBES + 1);
     const ulong p1 = lo1 + (lid + 1) * (hi1 - lo1) / (MG_PROBES + 1);
-    const bool t0 = probe && lo0 < hi0 && before_diagonal(keys_in, a, b, p0, d0, kind, desc);
-    const bool t1 = probe && lo1 < hi1 && before_diagonal(keys_in, a, b, p1, d1, kind, desc);
+    const bool t0 =
+        probe && lo0 < hi0 && before_diagonal(keys_in, keys_b, a, b, p0, d0, kind, desc);
+    const bool t1 =
+        probe && lo1 < hi1 && before_diagonal(keys_in, keys_b, a, b, p1, d1, kind, desc);
     if (probe) {
       votes[lid] = t0;
       votes[MG_PROBES + lid] = t1;
@@ -137,10 +148,14 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     if (s1 && !t1 && (lid == 0 || votes[MG_PROBES + lid - 1])) bounds[3] = p1;
     MG_BARRIER();
   }
-  const ulong a0 = bounds[0], a1 = bounds[2], b0 = d0 - a0, b1 = d1 - a1;
+  /* Sorted runs give a1 - a0 in [0, d1 - d0]; clsort_merge's caller may
+   * pass unsorted arrays, whose co-ranks need not be monotone: clamped,
+   * every index stays in range (the order is then unspecified). */
+  const ulong a0 = bounds[0], a1 = min(max(bounds[2], a0), a0 + (d1 - d0));
+  const ulong b0 = d0 - a0, b1 = d1 - a1;
   const uint nat = (uint)(a1 - a0), nbt = (uint)(b1 - b0), len = (uint)(d1 - d0);
   load_bits(in, keys_in, a + a0, nat, kind, desc);
-  load_bits(in + nat, keys_in, b + b0, nbt, kind, desc);
+  load_bits(in + nat, keys_b, b + b0, nbt, kind, desc);
   MG_BARRIER();
 
   /* This work-item's outputs [dt, dt + MG_ITEMS) of the tile: its co-rank
@@ -191,7 +206,7 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
 #if HAS_VALUES
     VALUE_T w[MG_V];
     UNROLL_FULL for (uint l = 0; l < MG_V; l++)
-      w[l] = vals_in[s[l] < nat ? a_at + s[l] : b_at + s[l]];
+      w[l] = s[l] < nat ? vals_in[a_at + s[l]] : vals_b[b_at + s[l]];
     ((global MG_VALUE_V *)vals_out)[out_begin / MG_V + v] = MG_VLOAD(0, w);
 #endif
   }
@@ -201,7 +216,7 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     uint s = src[PAD(t)];
     if (write_keys) keys_out[out_begin + t] = bits_to_key(in[s], kind, desc);
 #if HAS_VALUES
-    vals_out[out_begin + t] = vals_in[s < nat ? a_at + s : b_at + s];
+    vals_out[out_begin + t] = s < nat ? vals_in[a_at + s] : vals_b[b_at + s];
 #endif
   }
 }

@@ -29,6 +29,21 @@ clsort_status clsort__check_size(const clsort_context *ctx, size_t n, size_t ele
  * take any n that exists: they sort out of core). */
 clsort_status clsort__check_host_size(size_t n, size_t element_size);
 
+/* sort.c: what every sorting entry point shares. The options of a NULL
+ * options pointer; the checks of the context, the key type and the
+ * options, in that order; the job for n keys of `type` that they describe
+ * (no buffers, no payload). */
+extern const clsort_options clsort__default_options;
+clsort_status clsort__check_options(const clsort_context *ctx, clsort_type type,
+                                    const clsort_options *o);
+clsort__sort_job clsort__make_job(clsort_type type, size_t n, const clsort_options *o);
+/* The operations beside the sorts (merge, top-k, select, segmented sort):
+ * clsort__check_options, then an algorithm among `algorithms` (a bit per
+ * clsort_algorithm) and whole keys, else CLSORT_ERROR_UNSUPPORTED; `what`
+ * names the operation in the message. */
+clsort_status clsort__check_op_options(const clsort_context *ctx, clsort_type type,
+                                      const clsort_options *o, unsigned algorithms,
+                                      const char *what);
 /* dispatch.c: runs a sort job on device buffers with the algorithm the
  * options name (CLSORT_AUTO: the bitonic or the radix sort). */
 const char *clsort__algorithm_name(clsort_algorithm a);
@@ -68,6 +83,10 @@ clsort_status clsort__check_reduce_args(const clsort_context *ctx, clsort_type t
 clsort_status clsort__check_select_args(const clsort_context *ctx, size_t element_size);
 clsort_status clsort__check_bucket_args(clsort_context *ctx, size_t n, unsigned num_buckets,
                                         size_t tile_size, clsort_type offset_type);
+
+/* validate.c: whether host ranges [p, p + pb) and [q, q + qb) share a
+ * byte (empty ranges share none). */
+bool clsort__ranges_overlap(const void *p, size_t pb, const void *q, size_t qb);
 
 /* host_arrays.c: a caller's host array as a device buffer: used in place
  * (CL_MEM_USE_HOST_PTR, nothing copied) when `in_place` is set, which the

@@ -84,6 +84,43 @@ static clsort_status run_primitive(clsort_context *ctx, clsort_operation op, cls
   }
 }
 
+/* The 0.3 operations on host arrays a (keys) and b (outputs; room for
+ * n keys and n 8-byte values each): every path each may take at n. */
+static clsort_status run_operation(clsort_context *ctx, clsort_operation op, clsort_type type,
+                                   size_t size, const clsort_options *o, unsigned char *a,
+                                   unsigned char *b, size_t n) {
+  size_t ks = clsort_type_size(type), half = n / 2;
+  unsigned char *vals = b + n * ks;
+  switch (op) {
+    case CLSORT_OP_MERGE:
+      if (size)
+        return clsort_merge_pairs(ctx, type, a, a, half, a + half * ks, a, n - half, b, vals,
+                                  size, o);
+      return clsort_merge(ctx, type, a, half, a + half * ks, n - half, b, o);
+    case CLSORT_OP_TOP_K:
+      /* The select path and the full sort of a large k. */
+      FORWARD_IF_ERROR(clsort_top_k(ctx, type, a, n, n < 10 ? n : 10, b, size ? vals : NULL,
+                                    size, o));
+      return clsort_top_k(ctx, type, a, n, n, b, size ? vals : NULL, size, o);
+    case CLSORT_OP_SELECT:
+      return n ? clsort_select(ctx, type, a, n, n / 2, b, o) : CLSORT_SUCCESS;
+    default: {
+      /* 100 short segments and a long one (the global path on CPUs), then
+       * three thirds (a work-group each, or the whole-array sort). */
+      uint64_t offsets[102];
+      size_t count = 0;
+      offsets[0] = 0;
+      for (; count < 100 && (count + 1) * 8 < n; count++) offsets[count + 1] = (count + 1) * 8;
+      offsets[++count] = n;
+      if (n == 0) count = 0;
+      void *v = size ? vals : NULL;
+      FORWARD_IF_ERROR(clsort_segmented_sort(ctx, type, a, v, size, n, offsets, count, o));
+      uint64_t thirds[4] = {0, n / 3, 2 * n / 3, n};
+      return clsort_segmented_sort(ctx, type, a, v, size, n, thirds, 3, o);
+    }
+  }
+}
+
 /* Bytes of the two host arrays a run of n elements needs. */
 static size_t array_bytes(clsort_operation op, clsort_type type, size_t size, size_t n) {
   size_t key = clsort_type_size(type);
@@ -96,6 +133,11 @@ static size_t array_bytes(clsort_operation op, clsort_type type, size_t size, si
       return n * (size + 1); /* input and flags; the output as large */
     case CLSORT_OP_BUCKET_OFFSETS:
       return (n / 1000 + 1) * 256 * key + n * 4; /* the table, or the ids */
+    case CLSORT_OP_MERGE:
+    case CLSORT_OP_TOP_K:
+    case CLSORT_OP_SELECT:
+    case CLSORT_OP_SEGMENTED_SORT:
+      return n * (key + 8);
     default:
       return n * (key > size ? key : size);
   }
@@ -106,15 +148,17 @@ static clsort_status prepare(clsort_context *ctx, clsort_operation op, clsort_ty
   static const clsort_options defaults = CLSORT_OPTIONS_DEFAULT;
   const clsort_options *o = options ? options : &defaults;
   FORWARD_IF_ERROR(clsort__check_context(ctx));
-  RETURN_IF((unsigned)op > CLSORT_OP_BUCKET_OFFSETS, CLSORT_ERROR_INVALID_ARGUMENT,
+  RETURN_IF((unsigned)op > CLSORT_OP_SEGMENTED_SORT, CLSORT_ERROR_INVALID_ARGUMENT,
             "unknown operation %d", (int)op);
+
   /* The calls themselves check the rest: an empty call first, before
    * anything is allocated (n == 0 allows NULL arrays). */
-  bool sort = op <= CLSORT_OP_ARGSORT;
+  bool sort = op <= CLSORT_OP_ARGSORT, operation = op > CLSORT_OP_BUCKET_OFFSETS;
   if (op == CLSORT_OP_COMPACT) type = CLSORT_U32;
   unsigned char none[16];
-  FORWARD_IF_ERROR(sort ? run_sort(ctx, op, type, size, o, none, none, 0)
-                        : run_primitive(ctx, op, type, size, none, none, 0));
+  FORWARD_IF_ERROR(sort        ? run_sort(ctx, op, type, size, o, none, none, 0)
+                   : operation ? run_operation(ctx, op, type, size, o, none, none, 0)
+                               : run_primitive(ctx, op, type, size, none, none, 0));
   size_t sizes[3], count = prepare_sizes(ctx, sizes);
   size_t largest = sizes[count - 1];
   size_t bytes = array_bytes(op, type, size, largest) + 16;
@@ -128,8 +172,9 @@ static clsort_status prepare(clsort_context *ctx, clsort_operation op, clsort_ty
     one.algorithm = sort ? algorithms[i] : o->algorithm;
     for (size_t s = 0; st == CLSORT_SUCCESS && s < count; s++) {
       fill_random(a, bytes, 0x5EED + s);
-      st = sort ? run_sort(ctx, op, type, size, &one, a, b, sizes[s])
-                : run_primitive(ctx, op, type, size, a, b, sizes[s]);
+      st = sort        ? run_sort(ctx, op, type, size, &one, a, b, sizes[s])
+           : operation ? run_operation(ctx, op, type, size, &one, a, b, sizes[s])
+                       : run_primitive(ctx, op, type, size, a, b, sizes[s]);
     }
   }
   free(a);

@@ -5,10 +5,9 @@
 
 #include <string.h>
 
-static const clsort_options default_options = CLSORT_OPTIONS_DEFAULT;
+const clsort_options clsort__default_options = CLSORT_OPTIONS_DEFAULT;
 
-/* The context, then the key type and the options, in that order. */
-static clsort_status check_options(const clsort_context *ctx, clsort_type type,
+clsort_status clsort__check_options(const clsort_context *ctx, clsort_type type,
                                    const clsort_options *o) {
   FORWARD_IF_ERROR(clsort__check_context(ctx));
   FORWARD_IF_ERROR(clsort__check_type(ctx, type));
@@ -23,7 +22,26 @@ static clsort_status check_options(const clsort_context *ctx, clsort_type type,
   return CLSORT_SUCCESS;
 }
 
-static clsort__sort_job make_job(clsort_type type, size_t n, const clsort_options *o) {
+clsort_status clsort__check_op_options(const clsort_context *ctx, clsort_type type,
+                                      const clsort_options *o, unsigned algorithms,
+                                      const char *what) {
+  FORWARD_IF_ERROR(clsort__check_options(ctx, type, o));
+  /* Their kernels take 4- and 8-byte keys; the sorts widen narrower ones
+   * (dispatch.c), these do not yet. */
+  RETURN_IF(clsort__type_is_narrow(type), CLSORT_ERROR_UNSUPPORTED,
+            "%s does not take %s keys yet: the 8- and 16-bit types work in the sorts only", what,
+            clsort_type_name(type));
+  RETURN_IF(!(algorithms & (1u << o->algorithm)), CLSORT_ERROR_UNSUPPORTED,
+            "%s: algorithm %s is not available for it", what,
+            clsort__algorithm_name(o->algorithm));
+  unsigned bits = (unsigned)clsort_type_size(type) * 8;
+  RETURN_IF(o->begin_bit != 0 || (o->end_bit != 0 && o->end_bit != bits),
+            CLSORT_ERROR_UNSUPPORTED, "%s compares whole keys; bit ranges are not supported",
+            what);
+  return CLSORT_SUCCESS;
+}
+
+clsort__sort_job clsort__make_job(clsort_type type, size_t n, const clsort_options *o) {
   clsort__sort_job job;
   memset(&job, 0, sizeof job);
   job.type = type;
@@ -92,13 +110,13 @@ static clsort_status sort_host(clsort_context *ctx, const clsort_options *o, cls
 
 static clsort_status sort_keys(clsort_context *ctx, clsort_type type, void *keys, size_t n,
                                const clsort_options *options) {
-  const clsort_options *o = options ? options : &default_options;
-  FORWARD_IF_ERROR(check_options(ctx, type, o));
+  const clsort_options *o = options ? options : &clsort__default_options;
+  FORWARD_IF_ERROR(clsort__check_options(ctx, type, o));
   RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
   FORWARD_IF_ERROR(clsort__check_host_size(n, clsort_type_size(type)));
   FORWARD_IF_ERROR(check_available(type, o));
   if (n == 0) return CLSORT_SUCCESS;
-  return sort_host(ctx, o, make_job(type, n, o), keys, keys, NULL);
+  return sort_host(ctx, o, clsort__make_job(type, n, o), keys, keys, NULL);
 }
 
 clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, size_t n,
@@ -127,12 +145,12 @@ static clsort_status check_payload(clsort_type type, const void *keys, const voi
 static clsort_status sort_with_payload(clsort_context *ctx, clsort_type type, void *keys_out,
                                        const void *keys, void *payload, size_t size, size_t n,
                                        const clsort_options *options, bool indices) {
-  const clsort_options *o = options ? options : &default_options;
-  FORWARD_IF_ERROR(check_options(ctx, type, o));
+  const clsort_options *o = options ? options : &clsort__default_options;
+  FORWARD_IF_ERROR(clsort__check_options(ctx, type, o));
   FORWARD_IF_ERROR(check_payload(type, keys, payload, size, n, indices));
   FORWARD_IF_ERROR(check_available(type, o));
   if (n == 0) return CLSORT_SUCCESS;
-  clsort__sort_job job = make_job(type, n, o);
+  clsort__sort_job job = clsort__make_job(type, n, o);
   job.value_size = size;
   job.make_index = indices;
   return sort_host(ctx, o, job, keys_out, keys, payload);
@@ -154,8 +172,8 @@ clsort_status clsort_argsort(clsort_context *ctx, clsort_type type, const void *
 static clsort_status sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, cl_mem values,
                                  size_t value_size, size_t n, const clsort_options *options,
                                  cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
-  const clsort_options *o = options ? options : &default_options;
-  FORWARD_IF_ERROR(check_options(ctx, type, o));
+  const clsort_options *o = options ? options : &clsort__default_options;
+  FORWARD_IF_ERROR(clsort__check_options(ctx, type, o));
   FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
   RETURN_IF(values && value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
             "value_size %zu is not 4 or 8", value_size);
@@ -173,7 +191,7 @@ static clsort_status sort_buffer(clsort_context *ctx, clsort_type type, cl_mem k
   }
   FORWARD_IF_ERROR(check_available(type, o));
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
-  clsort__sort_job job = make_job(type, n, o);
+  clsort__sort_job job = clsort__make_job(type, n, o);
   job.keys_in = job.keys_out = keys;
   job.vals_in = job.vals_out = values;
   job.value_size = values ? value_size : 0;

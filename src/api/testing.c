@@ -18,6 +18,15 @@ size_t clsort__test_segment_capacity_flags(clsort_context *ctx, clsort_type type
       .tile;
 }
 
+size_t clsort__test_segmented_limit(clsort_context *ctx, clsort_type type, size_t value_size) {
+  clsort__sort_job job;
+  memset(&job, 0, sizeof job);
+  job.type = type;
+  job.value_size = value_size;
+  job.stable = value_size != 0;
+  return clsort__segment_limit(ctx, &job);
+}
+
 /* The hook's checks: what the library's callers guarantee by
  * construction. */
 static clsort_status check_segments(const size_t *begins, const size_t *ends, size_t count,

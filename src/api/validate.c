@@ -3,6 +3,7 @@
  * appears. */
 #include "api/api.h"
 
+#include <stdint.h>
 #include <unistd.h>
 
 clsort_status clsort__check_context(const clsort_context *ctx) {
@@ -76,4 +77,10 @@ clsort_status clsort__check_host_size(size_t n, size_t element_size) {
             "n (%zu) elements of %zu bytes exceed the host's memory (%.0f bytes)", n,
             element_size, host);
   return CLSORT_SUCCESS;
+}
+
+bool clsort__ranges_overlap(const void *p, size_t pb, const void *q, size_t qb) {
+  if (!p || !q || pb == 0 || qb == 0) return false;
+  uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+  return a < b + qb && b < a + pb;
 }

@@ -90,17 +90,26 @@ void clsort__release_buffer(clsort_context *ctx, cl_mem buf) {
   clReleaseMemObject(buf);
 }
 
-static void release_slot(clsort_context *ctx, int slot) {
+void clsort__release_slot(clsort_context *ctx, int slot) {
   /* A later buffer may get the same handle: it is not known clean. */
   if (ctx->radix_nv_clean == ctx->scratch[slot]) ctx->radix_nv_clean = NULL;
   if (ctx->scratch[slot]) clReleaseMemObject(ctx->scratch[slot]);
-  ctx->device_bytes -= clsort__min(ctx->scratch_size[slot], ctx->device_bytes);
+  /* A carved sub-buffer is the caller's memory: never counted. */
+  if (!ctx->carved[slot])
+    ctx->device_bytes -= clsort__min(ctx->scratch_size[slot], ctx->device_bytes);
+  ctx->carved[slot] = false;
   ctx->scratch[slot] = NULL;
   ctx->scratch_size[slot] = 0;
 }
 
 clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out) {
   ctx->scratch_epoch[slot] = ctx->epoch;
+  if (ctx->measuring) clsort__measure(ctx, slot, bytes);
+  if (clsort__carving(ctx, slot)) {
+    if (clsort__carve_reuse(ctx, slot, bytes, out)) return CLSORT_SUCCESS;
+    clsort__release_slot(ctx, slot);
+    return clsort__carve_new(ctx, slot, bytes, out);
+  }
   if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {
     *out = ctx->scratch[slot];
     return CLSORT_SUCCESS;
@@ -108,7 +117,7 @@ clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t byt
   /* Commands already enqueued keep the old buffer alive until they finish:
    * OpenCL defers the release. Released first, so that the old and the
    * new one never count against the memory limit together. */
-  release_slot(ctx, slot);
+  clsort__release_slot(ctx, slot);
   /* Round up so that slightly larger calls later reuse the buffer, but never
    * past the allocation limit or the memory limit. */
   size_t want = bytes + bytes / 8 + 4096;
@@ -124,12 +133,12 @@ clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t byt
 
 void clsort__scratch_release_all(clsort_context *ctx) {
   ctx->radix_nv_clean = NULL;
-  for (int i = 0; i < SLOT_COUNT_; i++) release_slot(ctx, i);
+  for (int i = 0; i < SLOT_COUNT_; i++) clsort__release_slot(ctx, i);
 }
 
 void clsort__scratch_release_idle(clsort_context *ctx) {
   for (int i = 0; i < SLOT_COUNT_; i++)
-    if (ctx->scratch_epoch[i] != ctx->epoch) release_slot(ctx, i);
+    if (ctx->scratch_epoch[i] != ctx->epoch) clsort__release_slot(ctx, i);
 }
 
 /* The idle slot holding the most memory, or -1. */
@@ -148,7 +157,7 @@ bool clsort__budget_make_room(clsort_context *ctx, size_t bytes) {
   while (ctx->device_bytes > ctx->memory_limit - bytes) {
     int slot = largest_idle_slot(ctx);
     if (slot < 0) return false;
-    release_slot(ctx, slot);
+    clsort__release_slot(ctx, slot);
   }
   return true;
 }

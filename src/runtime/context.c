@@ -106,6 +106,8 @@ static void destroy(clsort_context *ctx) {
   clsort__transfer_release(ctx);
   clsort__pool_release(ctx);
   clsort__scratch_release_all(ctx);
+  /* After the sub-buffers carved from it. */
+  if (ctx->caller_scratch) clReleaseMemObject(ctx->caller_scratch);
   clsort__programs_release(ctx);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);
   if (ctx->cl_ctx) clReleaseContext(ctx->cl_ctx);
@@ -228,10 +230,13 @@ void clsort__enter(clsort_context *ctx) {
   }
   /* Scratch that earlier calls used is idle for this one (budget.c). */
   ctx->epoch++;
+  /* The caller's scratch is carved afresh by each outermost call. */
+  if (ctx->depth++ == 0) clsort__carve_new_call(ctx);
 }
 
 clsort_status clsort__leave(clsort_context *ctx, clsort_status st) {
   if (ctx) {
+    ctx->depth--;
     if (ctx->one_call_per_process) pthread_mutex_unlock(&pocl_lock);
     pthread_mutex_unlock(&ctx->lock);
   }

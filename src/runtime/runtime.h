@@ -76,6 +76,16 @@ typedef enum clsort__slot {
   SLOT_SORT_AUX2,    /* merge-path splits, segment lists, ... */
   SLOT_SORT_AUX3,
   SLOT_RADIX_NV,     /* the NVIDIA radix's counts and plan, kept zeroed */
+  SLOT_SEGMENT_LIST, /* the segmented sort's small segments, */
+  SLOT_SEGMENT_KEYS, /* and the copy of one large segment */
+  SLOT_SEGMENT_VALUES,
+  SLOT_SEGMENT_POS,  /* the global path's positions */
+  SLOT_SEGMENT_IDS,  /* and segment ids */
+  SLOT_SELECT_A,     /* the radix select's candidates (ping-pong), */
+  SLOT_SELECT_B,     /* then top-k's keys and positions */
+  SLOT_SELECT_TABLE, /* the digit histogram */
+  SLOT_SELECT_FLAGS, /* the candidates that stay */
+  SLOT_SELECT_COUNT, /* the compact primitive's count; top-k's append counter */
   SLOT_WIDE,         /* 8- and 16-bit keys or elements widened to 32 bits */
   SLOT_COUNT_
 } clsort__slot;
@@ -198,6 +208,24 @@ struct clsort_context {
   /* The SLOT_RADIX_NV buffer while its counts are known to be zero (each
    * NVIDIA radix histogram launch leaves them so); NULL: fill it first. */
   cl_mem radix_nv_clean;
+
+  /* Caller scratch (caller_scratch.c): the caller's buffer that the
+   * algorithms' slots are carved from instead of allocated (NULL: none),
+   * its usable bytes, the carving cursor of the call in flight, and
+   * which slots hold a carved sub-buffer (not counted as device memory).
+   * `depth` counts nested public calls: the cursor restarts with each
+   * outermost one. While `measuring` (clsort_scratch_bytes), every slot
+   * request is also added up as carving would take it, into `measured`. */
+  cl_mem caller_scratch;
+  size_t caller_scratch_bytes;
+  size_t carve_cursor;
+  bool carved[SLOT_COUNT_];
+  size_t carve_origin[SLOT_COUNT_];
+  unsigned long carve_call, carve_call_of[SLOT_COUNT_];
+  unsigned depth;
+  bool measuring;
+  size_t measured;
+  size_t measure_size[SLOT_COUNT_];
 };
 
 /* context.c: every public entry point that takes a context runs its body
@@ -262,6 +290,8 @@ clsort_status clsort__wrap_host(clsort_context *ctx, void *p, size_t bytes, cl_m
 /* Returns the slot's buffer, grown to at least `bytes`. */
 clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out);
 void clsort__scratch_release_all(clsort_context *ctx);
+/* Releases one slot's buffer (uncounting it unless it was carved). */
+void clsort__release_slot(clsort_context *ctx, int slot);
 
 /* Allocates a buffer in host memory that the device reaches directly
  * (flags must include CL_MEM_ALLOC_HOST_PTR): pinned memory on GPUs. Not
@@ -271,6 +301,29 @@ clsort_status clsort__create_host_buffer(clsort_context *ctx, cl_mem_flags flags
 /* Releases a buffer made by clsort__create_buffer and uncounts its bytes.
  * Accepts NULL. */
 void clsort__release_buffer(clsort_context *ctx, cl_mem buf);
+
+/* caller_scratch.c: the scratch buffer a caller hands the context
+ * (clsort_context_set_scratch). Whether `slot` is carved from it (the
+ * algorithms' slots are; the host-array staging slots never are). */
+bool clsort__carving(const clsort_context *ctx, clsort__slot slot);
+/* Whether the slot's sub-buffer of the caller's scratch, of at least
+ * `bytes`, can serve again (into *out): carved earlier in this call, or
+ * by an earlier call just where this one's carving has got to, with the
+ * same size (so a call that repeats the one before creates nothing). */
+bool clsort__carve_reuse(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out);
+/* Carves a new sub-buffer of `bytes` for the (released) slot at the
+ * cursor. CLSORT_ERROR_MEMORY_LIMIT when the caller's buffer is too small. */
+clsort_status clsort__carve_new(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out);
+/* Restarts the carving: each outermost public call (clsort__enter). */
+void clsort__carve_new_call(clsort_context *ctx);
+/* Adds a slot request to the measurement of clsort_scratch_bytes. */
+void clsort__measure(clsort_context *ctx, clsort__slot slot, size_t bytes);
+/* The bytes a carve of `bytes` takes: rounded up to the device's
+ * sub-buffer alignment. */
+size_t clsort__carve_bytes(const clsort_context *ctx, size_t bytes);
+/* Makes `buffer` (NULL: none) the context's scratch, retained; the
+ * caller releases every slot first (clsort__scratch_release_all). */
+void clsort__set_caller_scratch(clsort_context *ctx, cl_mem buffer, size_t bytes);
 
 /* budget.c: the device memory limit. */
 /* Reads CLSORT_DEVICE_MEMORY_LIMIT (at context creation); a malformed value

@@ -133,8 +133,11 @@ void clsort__tune(clsort_context *ctx) {
     t->scan64_items = s64;
   const char *by_group = getenv("CLSORT_TILE_BY_GROUP");
   if (by_group && *by_group) t->tile_by_group = strcmp(by_group, "0") != 0;
+  /* -w (OpenCL's "inhibit all warnings"): PoCL prints its compiler's
+   * warnings ("loop not unrolled", ...) on the caller's stderr, which a
+   * library must not; failures still come with their build log. */
   snprintf(ctx->common_options, sizeof ctx->common_options,
-           "-DWG_SIZE=%u -DITEMS=%u -DSCAN64_ITEMS=%u -DUSE_PTX=%d -DIS_CPU=%d -DLOOKBACK_NS=%u "
+           "-w -DWG_SIZE=%u -DITEMS=%u -DSCAN64_ITEMS=%u -DUSE_PTX=%d -DIS_CPU=%d -DLOOKBACK_NS=%u "
            "-DTILE_BY_GROUP=%d",
            t->wg_size, t->items, t->scan64_items, t->use_ptx ? 1 : 0, ctx->is_cpu ? 1 : 0,
            t->use_ptx ? t->lookback_ns : 0, t->tile_by_group ? 1 : 0);

@@ -1,7 +1,8 @@
 /* merge_cpu.c: the merge sort's CPU shape (cl/sorts/merge_cpu.cl). Each
  * work-item sorts one cache-sized block serially, then every merge pass
  * splits the output into one range per work-item, several per core, each
- * merged by a serial loop. Stable. */
+ * merged by a serial loop. Stable. The same program's serial introsort is
+ * the CPU shape of the unstable segmented small sort. */
 #include "sorts/sorts.h"
 
 #include <stdio.h>
@@ -28,17 +29,34 @@ static void shape(const clsort_context *ctx, size_t n, size_t *block, size_t *ch
   *chunk = c;
 }
 
-clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job) {
-  size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
-  size_t block, chunk;
-  shape(ctx, n, &block, &chunk);
+static clsort_status merge_cpu_kernel(clsort_context *ctx, const clsort__sort_job *job,
+                                      const char *name, cl_kernel *out) {
+  size_t key_size = clsort_type_size(job->type), vs = job->value_size;
   char options[128];
   snprintf(options, sizeof options, "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s",
            key_size == 8 ? "ulong" : "uint", key_size * 8, vs ? 1 : 0,
            vs == 8 ? "ulong" : "uint");
+  return clsort__get_kernel(ctx, &merge_cpu_spec, options, name, out);
+}
+
+clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_job *job,
+                                        cl_mem segments, size_t count) {
+  cl_kernel k;
+  FORWARD_IF_ERROR(merge_cpu_kernel(ctx, job, "mcpu_segments", &k));
+  if (count == 0 || job->n == 0) return CLSORT_SUCCESS; /* built, nothing to sort */
+  cl_mem vals = job->value_size ? job->vals_in : job->keys_in;
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  clsort__arg args[] = {ARG(job->keys_in), ARG(vals), ARG(segments), ARG(kind), ARG(desc)};
+  return clsort__launch(ctx, k, count, 1, 5, args, 0, NULL, NULL);
+}
+
+clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job) {
+  size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
+  size_t block, chunk;
+  shape(ctx, n, &block, &chunk);
   cl_kernel runs, merge;
-  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &merge_cpu_spec, options, "mcpu_runs", &runs));
-  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &merge_cpu_spec, options, "mcpu_merge", &merge));
+  FORWARD_IF_ERROR(merge_cpu_kernel(ctx, job, "mcpu_runs", &runs));
+  FORWARD_IF_ERROR(merge_cpu_kernel(ctx, job, "mcpu_merge", &merge));
 
   unsigned passes = 0;
   for (size_t r = block; r < n; r *= 2) passes++;

@@ -60,7 +60,7 @@ static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *j
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
   if (n == 0) return CLSORT_SUCCESS;
-  if (ctx->tuning.cpu_shape && n >= 2) return clsort__merge_sort_cpu(ctx, job);
+  if (ctx->tuning.cpu_shape) return clsort__merge_sort_cpu(ctx, job);
   /* Runs: the stable tile whenever values can show the order of equal
    * keys; keys alone cannot, and take the larger unstable tile. */
   clsort__sort_job tile_job = *job;
@@ -100,11 +100,39 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
   for (unsigned p = 0; p < passes; p++, run *= 2) {
     cl_mem kin = K[(passes - p) % 2], ko = K[(passes - p - 1) % 2];
     cl_mem vi = vs ? V[(passes - p) % 2] : kin, vo = vs ? V[(passes - p - 1) % 2] : ko;
-    cl_ulong run64 = run;
-    int write_keys = job->keys_out != NULL || p + 1 < passes;
-    clsort__arg args[] = {ARG(kin),   ARG(ko),   ARG(vi),   ARG(vo),        ARG(n64),
-                          ARG(run64), ARG(kind), ARG(desc), ARG(write_keys)};
-    FORWARD_IF_ERROR(clsort__launch(ctx, merge, groups * ms.wg, ms.wg, 9, args, 0, NULL, NULL));
+    cl_ulong run64 = run, b_first = 0;
+    int write_keys = job->keys_out != NULL || p + 1 < passes, b_apart = 0;
+    clsort__arg args[] = {ARG(kin),   ARG(kin),     ARG(ko),   ARG(vi),   ARG(vi),
+                          ARG(vo),    ARG(n64),     ARG(run64), ARG(run64), ARG(b_first),
+                          ARG(b_apart), ARG(kind),  ARG(desc), ARG(write_keys)};
+    FORWARD_IF_ERROR(clsort__launch(ctx, merge, groups * ms.wg, ms.wg, 14, args, 0, NULL, NULL));
   }
   return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,
+                                cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
+                                size_t nb) {
+  size_t n = na + nb, key_size = clsort_type_size(job->type), vs = job->value_size;
+  if (n == 0) return CLSORT_SUCCESS;
+  /* One pair: a run (a power of two) that holds all n outputs, so that
+   * every group's pair starts at 0; its left run is all of A. At least
+   * 2^16, so that the tile (which shrinks to 2 * run) and with it the
+   * kernel variant are the same for every n. */
+  size_t run = (size_t)1 << 16;
+  while (run < n) run *= 2;
+  merge_shape ms = shape_for(ctx, key_size, run);
+  cl_kernel merge;
+  FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, &merge));
+  /* An empty side may come as NULL; the kernel never reads it. */
+  cl_mem ka = a ? a : b, kb = b ? b : a;
+  cl_mem pa = vs ? (va ? va : vb) : job->keys_out, pb = vs ? (vb ? vb : va) : job->keys_out;
+  cl_mem vo = vs ? job->vals_out : job->keys_out;
+  cl_ulong n64 = n, run64 = run, left = na, first = b_first;
+  int kind = clsort__key_kind(job->type), desc = job->descending, write_keys = 1, b_apart = 1;
+  clsort__arg args[] = {ARG(ka),      ARG(kb),     ARG(job->keys_out), ARG(pa),   ARG(pb),
+                        ARG(vo),      ARG(n64),    ARG(run64),         ARG(left), ARG(first),
+                        ARG(b_apart), ARG(kind),   ARG(desc),          ARG(write_keys)};
+  size_t groups = clsort__div_up(n, (size_t)ms.wg * ms.items);
+  return clsort__launch(ctx, merge, groups * ms.wg, ms.wg, 14, args, 0, NULL, NULL);
 }

@@ -205,12 +205,11 @@ clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *jo
   memset(&p, 0, sizeof p);
   quick_shape shape = shape_for(ctx, key_size, vs);
   FORWARD_IF_ERROR(get_kernels(ctx, job, shape, &p.k));
-  cl_kernel leaves_kernel;
   p.leaves = unstable;
   p.leaves.make_index = false;
   p.leaves.keys_out = p.leaves.vals_out = NULL;
-  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &p.leaves, BITONIC_SORT_SEGMENTS, &leaves_kernel));
-  (void)leaves_kernel; /* built now, so that no later step can fail to build */
+  /* Built now, so that no later step can fail to build. */
+  FORWARD_IF_ERROR(clsort__segments_prepare(ctx, &p.leaves));
 
   /* Active segments hold more than a small-sort tile each; every one has
    * at most two children, so a level finishes, and its next copies, at
@@ -218,7 +217,7 @@ clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *jo
   p.n = n;
   p.value_size = vs;
   p.wg = ctx->tuning.wg_size;
-  p.small = bs.tile;
+  p.small = clsort__segment_limit(ctx, &p.leaves);
   size_t max_active = n / (bs.tile + 1), entries = 3 * max_active;
   p.tile = p.wg * shape.items;
   p.max_groups = clsort__div_up(n, p.tile) + entries;

@@ -352,9 +352,12 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
   cl_mem pass_tables, digit_bases;
   FORWARD_IF_ERROR(plan_passes(ctx, job, &k, c, wide, &pass_tables, &digit_bases, passes, &m));
   if (m == 0) {
-    /* Every key has the same bits in the range: the input is sorted. An
-     * argsort still needs its indices, which any one stable pass makes. */
-    if (!job->make_index) return CLSORT_SUCCESS;
+    /* Every key has the same bits in the range: the input is sorted. A
+     * sort into other buffers still has to write them, and an argsort
+     * needs its indices: one stable pass makes either. */
+    bool in_place = job->keys_out == job->keys_in &&
+                    (!job->value_size || job->vals_out == job->vals_in);
+    if (!job->make_index && in_place) return CLSORT_SUCCESS;
     passes[0] = 0;
     m = 1;
   }

@@ -9,12 +9,17 @@ static const char *const runs_files[] = {"common/common.cl", "sorts/keys.cl", "s
                                          NULL};
 static const clsort__program_spec runs_spec = {"runs", runs_files};
 
-static clsort_status runs_kernel(clsort_context *ctx, size_t key_size, const char *name,
-                                 cl_kernel *out) {
+clsort_status clsort__key_width_kernel(clsort_context *ctx, const clsort__program_spec *spec,
+                                       size_t key_size, const char *name, cl_kernel *out) {
   char options[64];
   snprintf(options, sizeof options, "-DKEY_T=%s -DKEY_BITS=%zu", clsort__key_cl_type(key_size),
            key_size * 8);
-  return clsort__get_kernel(ctx, &runs_spec, options, name, out);
+  return clsort__get_kernel(ctx, spec, options, name, out);
+}
+
+static clsort_status runs_kernel(clsort_context *ctx, size_t key_size, const char *name,
+                                 cl_kernel *out) {
+  return clsort__key_width_kernel(ctx, &runs_spec, key_size, name, out);
 }
 
 clsort_status clsort__run_cuts(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,

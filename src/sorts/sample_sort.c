@@ -170,9 +170,8 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
   p->aux_copy = p->aux_counts + clsort__div_up(p->count_cap * p->offset_size, 8);
   size_t aux_words = p->aux_copy + 2 * p->seg_cap;
 
-  cl_kernel unused;
-  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &p->sample_job, BITONIC_SORT_SEGMENTS, &unused));
-  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &p->small_job, BITONIC_SORT_SEGMENTS, &unused));
+  FORWARD_IF_ERROR(clsort__segments_prepare(ctx, &p->sample_job));
+  FORWARD_IF_ERROR(clsort__segments_prepare(ctx, &p->small_job));
   FORWARD_IF_ERROR(clsort__scan_prepare(ctx, p->wide ? CLSORT_U64 : CLSORT_U32, p->table_cap));
   size_t key_bytes = n * p->key_size;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, key_bytes, &p->tmp_k));
@@ -428,10 +427,13 @@ clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *j
   p.job = job;
   p.key_size = key_size;
   read_config(ctx, &p.k, &p.oversampling, &p.max_parents);
-  p.small_tile = clsort__bitonic_shape_for(ctx, key_size, job->value_size, false).tile;
+  clsort__sort_job unstable = *job;
+  unstable.stable = false;
+  p.small_tile = clsort__segment_limit(ctx, &unstable);
   p.sample_tile = clsort__bitonic_shape_for(ctx, key_size, 0, false).tile;
   /* One tile: the bitonic sort alone, in one launch. */
-  if (n <= p.small_tile) return clsort__bitonic_sort(ctx, job);
+  if (n <= clsort__bitonic_shape_for(ctx, key_size, job->value_size, false).tile)
+    return clsort__bitonic_sort(ctx, job);
   while (p.k > p.sample_tile) p.k /= 2;
 
   p.out_k = job->keys_out;

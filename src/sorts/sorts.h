@@ -34,9 +34,22 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
 clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job);
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job);
 /* The merge sort's CPU shape (merge_cpu.c), which clsort__merge_sort runs
- * when ctx->tuning.cpu_shape is set; n >= 2. */
+ * when ctx->tuning.cpu_shape is set; n >= 1. */
 clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
+/* The segmented small sort's CPU shape (merge_cpu.c): one serial introsort
+ * per segment, any length; not stable. count 0 builds the kernel only. */
+clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_job *job,
+                                        cl_mem segments, size_t count);
 clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *job);
+/* clsort_merge's device step, the merge sort's merge pass over one pair
+ * (merge_sort.c): the sorted arrays a[0, na) (values va) and
+ * b[b_first, b_first + nb) (values vb at the same places; b may be a's
+ * buffer) merge stably, a first on ties, into job->keys_out (and
+ * job->vals_out with job->value_size), na + nb elements. A side with no
+ * elements may be NULL. */
+clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,
+                                cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
+                                size_t nb);
 
 /* The bitonic sort (bitonic.c): in place on keys_out/vals_out after the
  * first launch reads keys_in/vals_in. Not stable. */
@@ -105,11 +118,51 @@ clsort_status clsort__narrow_job(clsort_context *ctx, const clsort__sort_job *jo
 /* The segmented small sort (segmented_sort.c): sorts, in one launch and
  * in place in job->keys_in (and job->vals_in), the `count` segments whose
  * [begin, end) pairs `segments` holds as cl_ulongs. Each segment is at
- * most clsort__bitonic_shape_for(...).tile long; segments do not overlap.
+ * most clsort__segment_limit(ctx, job) long; segments do not overlap.
  * job->n is the buffers' length; with job->stable, equal keys keep their
  * order (at half the tile for 4-byte keys). */
 clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job *job,
                                     cl_mem segments, size_t count);
+/* The longest segment it takes: the bitonic tile, or 2^15 keys on CPUs
+ * (a serial introsort) when job->stable is not set. */
+size_t clsort__segment_limit(const clsort_context *ctx, const clsort__sort_job *job);
+/* Builds its kernel, so that a sort can fail before its first write. */
+clsort_status clsort__segments_prepare(clsort_context *ctx, const clsort__sort_job *job);
+
+/* top_k.c: the radix select. Of n keys in `keys` ordered as `job` says
+ * (type, direction; whole keys), the one at position `rank` of the sorted
+ * order has order bits (keys.cl) out->bits; out->less keys come before
+ * it and out->equal share its bits. rank < n. Reads a digit histogram
+ * back per round (blocking). */
+typedef struct clsort__selected {
+  uint64_t bits;
+  size_t less, equal;
+} clsort__selected;
+clsort_status clsort__radix_select(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                                   size_t n, size_t rank, clsort__selected *out);
+/* The key whose order bits are `bits`, as its type stores it (the host's
+ * bits_to_key of keys.cl). */
+uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t bits);
+/* The first k (1 <= k <= n) keys of the stable order of keys[0, n), into
+ * out_keys (NULL: none), and with job->value_size (4 or 8) their input
+ * positions into indices. */
+clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                            size_t n, size_t k, cl_mem out_keys, cl_mem indices);
+
+/* The global path of the segmented sort (segmented_sort.c): the `count`
+ * segments of job->keys_in (and job->vals_in) that the host `offsets`
+ * (count + 1 entries, from 0 to job->n) bound, all sorted at once and
+ * stably: a stable radix sort of every key with its position, the
+ * positions then sorted stably by their segment (the bits that count
+ * needs only), the keys and values gathered into job->keys_out and
+ * job->vals_out (which may be the inputs). count < 2^32. */
+clsort_status clsort__sort_segments_global(clsort_context *ctx, const clsort__sort_job *job,
+                                           const uint64_t *offsets, size_t count);
+
+/* A kernel of a program whose only options are the key width (keys.cl's
+ * KEY_T and KEY_BITS): runs.cl, topk.cl (runs.c). */
+clsort_status clsort__key_width_kernel(clsort_context *ctx, const clsort__program_spec *spec,
+                                       size_t key_size, const char *name, cl_kernel *out);
 
 /* runs.c: the out-of-core sort's device steps (api/out_of_core.c). For
  * one sorted run keys[0, n) (sorted as `job` says: type, direction, bit

@@ -99,6 +99,36 @@ T_TEST(prepared_sorts_build_nothing_later) {
   }
 }
 
+/* The 0.3 operations: one prepare each, then calls at sizes up to the
+ * largest prepared, with every path each may take, build nothing. */
+T_TEST(prepared_operations_build_nothing_later) {
+  clsort_context *c = new_context();
+  ASSERT_OK(clsort_prepare(c, CLSORT_OP_MERGE, CLSORT_U32, 4, NULL));
+  ASSERT_OK(clsort_prepare(c, CLSORT_OP_TOP_K, CLSORT_U32, 8, NULL));
+  ASSERT_OK(clsort_prepare(c, CLSORT_OP_SELECT, CLSORT_U32, 0, NULL));
+  ASSERT_OK(clsort_prepare(c, CLSORT_OP_SEGMENTED_SORT, CLSORT_U32, 4, NULL));
+  unsigned long before = builds(c);
+  t_rng r;
+  t_rng_init(&r, "prepare operations");
+  size_t ns[] = {1, 100, 2999, 70001};
+  for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
+    size_t n = ns[s];
+    t_label("operations n=%zu after prepare", n);
+    uint32_t *a = t_alloc(n * 4), *out = t_alloc(n * 4), *v = t_alloc(n * 4);
+    uint64_t *idx = t_alloc(n * 8);
+    t_fill_random(&r, CLSORT_U32, a, n);
+    for (size_t i = 0; i < n; i++) v[i] = (uint32_t)i;
+    ASSERT_OK(
+        clsort_merge_pairs(c, CLSORT_U32, a, v, n / 2, a + n / 2, v, n - n / 2, out, idx, 4, NULL));
+    ASSERT_OK(clsort_top_k(c, CLSORT_U32, a, n, n < 7 ? n : 7, out, idx, 8, NULL));
+    ASSERT_OK(clsort_top_k(c, CLSORT_U32, a, n, n, out, idx, 8, NULL));
+    ASSERT_OK(clsort_select(c, CLSORT_U32, a, n, n / 3, out, NULL));
+    uint64_t offsets[3] = {0, n / 3, n};
+    ASSERT_OK(clsort_segmented_sort(c, CLSORT_U32, a, v, 4, n, offsets, 2, NULL));
+  }
+  ASSERT_EQ_U64(builds(c), before);
+}
+
 /* The primitives: one prepare each, then calls at every size. */
 T_TEST(prepared_primitives_build_nothing_later) {
   clsort_context *c = new_context();
@@ -237,6 +267,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_loop_test(tc, prepared_sorts_build_nothing_later, 0,
                       (int)(sizeof sort_cases / sizeof sort_cases[0]));
   tcase_add_test(tc, prepared_primitives_build_nothing_later);
+  tcase_add_test(tc, prepared_operations_build_nothing_later);
   tcase_add_test(tc, prepare_refuses_what_the_call_refuses);
   tcase_add_test(tc, build_callback_fires_before_compiles_only);
   tcase_add_test(tc, cache_dir_is_null_when_the_disk_cache_is_off);

@@ -1295,6 +1295,20 @@ static const char *last_stdout_path(void) {
 
 /* "-" and absent arguments are standard input and output, for the keys
  * and the values; a file named "-" is neither read nor written. */
+/* clsort bench --ops: every operation at a small size, each checked
+ * against its C reference by the tool (exit 0 only when all verify). */
+T_TEST(bench_ops_verify_against_c_references) {
+  run_result r = RUN("bench", "--ops", "all", "--sort-sizes", "12", "--types", "u32,f64",
+                     "--algorithms", "none", "--primitives", "none", "--peers", "none", "--runs",
+                     "1", "--warmup", "1", "--quiet");
+  if (r.status != 0)
+    ck_abort_msg("%s: clsort bench --ops exited %d: %s", t_where(), r.status, r.err);
+  const char *ops[] = {"merge", "top-k-100", "select", "segmented-64", "c-reference"};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (!strstr(r.out, ops[i]))
+      ck_abort_msg("%s: no %s row in the bench output:\n%s", t_where(), ops[i], r.out);
+}
+
 T_TEST(dash_means_standard_input_and_output) {
   const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
   const uint32_t *want = sorted_u32(keys, N_KEYS, false);
@@ -1837,6 +1851,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, sorts_f64_descending_with_values);
   tcase_add_test(tc, replaces_an_existing_output_and_sorts_empty_input);
   tcase_add_test(tc, every_algorithm_sorts_or_refuses_cleanly);
+  tcase_add_test(tc, bench_ops_verify_against_c_references);
   tcase_add_test(tc, dash_means_standard_input_and_output);
   tcase_add_test(tc, binary_output_to_a_terminal_is_refused);
   tcase_add_test(tc, in_place_sorts_back_and_keeps_the_input_on_failure);

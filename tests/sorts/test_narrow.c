@@ -162,6 +162,19 @@ T_TEST(narrow_refusals) {
   clsort_options stable = {CLSORT_SAMPLE, CLSORT_STABLE, 0u, 0u};
   ASSERT_STATUS(clsort_sort(T_CTX, t, keys, 16, &stable), CLSORT_ERROR_UNSUPPORTED);
   ASSERT_EQ_ELEMS(keys, copy, 16, clsort_type_size(t));
+  /* The 0.3 operations do not take them yet: refused, nothing written. */
+  unsigned char out[64];
+  uint64_t offsets[2] = {0, 16};
+  memset(out, 0x5A, sizeof out);
+  ASSERT_STATUS(clsort_top_k(T_CTX, t, keys, 16, 3, out, NULL, 0, NULL), CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_STATUS(clsort_select(T_CTX, t, keys, 16, 3, out, NULL), CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_STATUS(clsort_merge(T_CTX, t, keys, 8, keys + 16, 8, out, NULL),
+                CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_STATUS(clsort_segmented_sort(T_CTX, t, keys, NULL, 0, 16, offsets, 1, NULL),
+                CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_STR_NONEMPTY(clsort_last_error_message());
+  ASSERT_EQ_ELEMS(keys, copy, 16, clsort_type_size(t));
+  for (size_t i = 0; i < sizeof out; i++) ASSERT_EQ_U64(out[i], 0x5A);
   ASSERT_NULL(clsort_type_name((clsort_type)12));
   ASSERT_EQ_U64(clsort_type_size((clsort_type)12), 0);
 }

@@ -1,0 +1,253 @@
+/* segmented.c: clsort_segmented_sort and its buffer form. The offsets are
+ * checked and planned on the host: every segment up to a tile goes to the
+ * segmented small sort (one launch for all of them, stable); each longer
+ * one is copied out, sorted by a whole-array sort and copied back. */
+#include "api/api.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A segmented sort is stable: only the stable sorts may take the long
+ * segments. The small sort compares whole keys. */
+static clsort_status check_segmented_options(const clsort_context *ctx, clsort_type type,
+                                             const clsort_options *o) {
+  return clsort__check_op_options(ctx, type, o,
+                                  (1u << CLSORT_AUTO) | (1u << CLSORT_RADIX) | (1u << CLSORT_MERGE),
+                                  "the segmented sort (stable)");
+}
+
+/* The offsets' contract, with the first entry that breaks it. */
+static clsort_status check_offsets(const uint64_t *offsets, size_t num_segments, size_t n) {
+  RETURN_IF(!offsets, CLSORT_ERROR_INVALID_ARGUMENT, "offsets must not be NULL");
+  RETURN_IF(offsets[0] != 0, CLSORT_ERROR_INVALID_ARGUMENT,
+            "offsets[0] is %llu; the first segment must start at 0",
+            (unsigned long long)offsets[0]);
+  for (size_t i = 0; i < num_segments; i++)
+    RETURN_IF(offsets[i + 1] < offsets[i], CLSORT_ERROR_INVALID_ARGUMENT,
+              "offsets decrease at entry %zu (%llu after %llu)", i + 1,
+              (unsigned long long)offsets[i + 1], (unsigned long long)offsets[i]);
+  RETURN_IF(offsets[num_segments] != n, CLSORT_ERROR_INVALID_ARGUMENT,
+            "offsets[num_segments] is %llu, not n (%zu)", (unsigned long long)offsets[num_segments],
+            n);
+  return CLSORT_SUCCESS;
+}
+
+/* The longest segment the small sort takes for this job: the bitonic
+ * tile (the stable one with values), or on CPUs a serial sort's limit
+ * (clsort__segment_limit). */
+static size_t small_limit(const clsort_context *ctx, const clsort__sort_job *job) {
+  clsort__sort_job small = *job;
+  small.stable = job->value_size != 0;
+  return clsort__segment_limit(ctx, &small);
+}
+
+/* All segments of 2 up to `limit` elements, as [begin, end) cl_ulong
+ * pairs, copied to the device; *count receives their number. */
+static clsort_status upload_small(clsort_context *ctx, const uint64_t *offsets, size_t num_segments,
+                                  size_t limit, cl_mem *list, size_t *count) {
+  size_t c = 0;
+  for (size_t i = 0; i < num_segments; i++) {
+    uint64_t len = offsets[i + 1] - offsets[i];
+    c += len >= 2 && len <= limit;
+  }
+  *count = c;
+  if (c == 0) return CLSORT_SUCCESS;
+  size_t bytes = 2 * c * sizeof(cl_ulong);
+  cl_ulong *table = clsort__malloc(ctx, bytes);
+  RETURN_IF(!table, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the segment list");
+  size_t at = 0;
+  for (size_t i = 0; i < num_segments; i++) {
+    uint64_t len = offsets[i + 1] - offsets[i];
+    if (len < 2 || len > limit) continue;
+    table[at++] = offsets[i];
+    table[at++] = offsets[i + 1];
+  }
+  clsort_status st = clsort__scratch(ctx, SLOT_SEGMENT_LIST, bytes, list);
+  /* Blocking: the table is freed on return. */
+  if (st == CLSORT_SUCCESS)
+    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, *list, CL_TRUE, 0, bytes, table, 0, NULL, NULL));
+  free(table);
+  return st;
+}
+
+/* Segment lengths, longest first (qsort). */
+typedef struct seg {
+  size_t first, len;
+} seg;
+static int longer_first(const void *a, const void *b) {
+  size_t x = ((const seg *)a)->len, y = ((const seg *)b)->len;
+  return (x < y) - (x > y);
+}
+
+/* Each segment longer than `limit`: copied to scratch, sorted there by
+ * the algorithm the options name, copied back; the longest first, so
+ * that the first sort takes all the scratch that any of them needs (and
+ * a caller's scratch that is too small fails before anything is
+ * written). */
+static clsort_status sort_large(clsort_context *ctx, const clsort_options *o, clsort__sort_job job,
+                                const uint64_t *offsets, size_t num_segments, size_t limit) {
+  size_t ks = clsort_type_size(job.type), vs = job.value_size, count = 0;
+  for (size_t i = 0; i < num_segments; i++) count += offsets[i + 1] - offsets[i] > limit;
+  if (count == 0) return CLSORT_SUCCESS;
+  seg *segs = clsort__malloc(ctx, count * sizeof *segs);
+  RETURN_IF(!segs, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the list of long segments");
+  count = 0;
+  for (size_t i = 0; i < num_segments; i++)
+    if (offsets[i + 1] - offsets[i] > limit)
+      segs[count++] = (seg){(size_t)offsets[i], (size_t)(offsets[i + 1] - offsets[i])};
+  qsort(segs, count, sizeof *segs, longer_first);
+  cl_mem keys = job.keys_in, vals = job.vals_in, sk, sv = NULL;
+  clsort_status st = clsort__scratch(ctx, SLOT_SEGMENT_KEYS, segs[0].len * ks, &sk);
+  if (st == CLSORT_SUCCESS && vs)
+    st = clsort__scratch(ctx, SLOT_SEGMENT_VALUES, segs[0].len * vs, &sv);
+  for (size_t i = 0; st == CLSORT_SUCCESS && i < count; i++) {
+    size_t first = segs[i].first, len = segs[i].len;
+    st =
+        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, keys, sk, first * ks, 0, len * ks, 0, NULL, NULL));
+    if (st == CLSORT_SUCCESS && vs)
+      st = CL_CHECK(
+          clEnqueueCopyBuffer(ctx->queue, vals, sv, first * vs, 0, len * vs, 0, NULL, NULL));
+    clsort__sort_job one = job;
+    one.n = len;
+    one.keys_in = one.keys_out = sk;
+    one.vals_in = one.vals_out = sv;
+    if (st == CLSORT_SUCCESS) st = clsort__dispatch_sort(ctx, o, &one);
+    if (st == CLSORT_SUCCESS)
+      st = CL_CHECK(
+          clEnqueueCopyBuffer(ctx->queue, sk, keys, 0, first * ks, len * ks, 0, NULL, NULL));
+    if (st == CLSORT_SUCCESS && vs)
+      st = CL_CHECK(
+          clEnqueueCopyBuffer(ctx->queue, sv, vals, 0, first * vs, len * vs, 0, NULL, NULL));
+  }
+  free(segs);
+  return st;
+}
+
+/* Whether to sort every segment at once (two whole-array radix sorts)
+ * rather than each short one on its own: on CPU devices, with values,
+ * when there are many short segments. Keys alone go to the CPUs' serial
+ * sort per segment (merge_cpu.cl), which wins there (PoCL, 2 shared
+ * cores, `clsort bench --ops segmented`: 2^20 u32 keys in segments of 64
+ * took 63 ms that way, 291 ms at once); values need the stable bitonic
+ * tile, a work-group per segment, which lost to the global path (1465
+ * against 315 ms before the serial sort came, keys alone). GPUs keep the
+ * small sort until the H100 says otherwise. CLSORT_SEGMENTED=global or
+ * split (environment) forces either, to measure them. */
+static bool use_global(const clsort_context *ctx, const clsort__sort_job *job,
+                       const uint64_t *offsets, size_t num_segments, size_t limit) {
+  if (num_segments > UINT32_MAX || job->n < 2) return false;
+  const char *force = getenv("CLSORT_SEGMENTED");
+  if (force && strcmp(force, "global") == 0) return true;
+  if (force && strcmp(force, "split") == 0) return false;
+  size_t small = 0;
+  for (size_t i = 0; i < num_segments; i++) {
+    uint64_t len = offsets[i + 1] - offsets[i];
+    small += len >= 2 && len <= limit;
+  }
+  return ctx->is_cpu && job->value_size != 0 && small > 64;
+}
+
+/* Both forms end here, the keys (and values) on the device: the short
+ * segments' list is acquired first and the long segments sorted next, so
+ * that scratch that cannot be had fails the call before it writes. */
+static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
+                                  const clsort__sort_job *job, const uint64_t *offsets,
+                                  size_t num_segments) {
+  size_t limit = small_limit(ctx, job), count;
+  if (use_global(ctx, job, offsets, num_segments, limit))
+    return clsort__sort_segments_global(ctx, job, offsets, num_segments);
+  cl_mem list = NULL;
+  FORWARD_IF_ERROR(upload_small(ctx, offsets, num_segments, limit, &list, &count));
+  /* AUTO would pick the unstable bitonic sort for short long segments. */
+  clsort_options stable = *o;
+  stable.flags |= CLSORT_STABLE;
+  FORWARD_IF_ERROR(sort_large(ctx, &stable, *job, offsets, num_segments, limit));
+  clsort__sort_job small = *job;
+  small.stable = job->value_size != 0;
+  return count ? clsort__sort_segments(ctx, &small, list, count) : CLSORT_SUCCESS;
+}
+
+/* The checks both forms share, in the documented order. */
+static clsort_status check_call(const clsort_context *ctx, clsort_type type, const void *values,
+                                size_t value_size, size_t n, const uint64_t *offsets,
+                                size_t num_segments, const clsort_options *o) {
+  FORWARD_IF_ERROR(check_segmented_options(ctx, type, o));
+  RETURN_IF(values && value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
+            "value_size %zu is not 4 or 8", value_size);
+  RETURN_IF(!values && value_size != 0, CLSORT_ERROR_INVALID_ARGUMENT,
+            "value_size is %zu but values is NULL", value_size);
+  RETURN_IF(num_segments == SIZE_MAX, CLSORT_ERROR_INVALID_ARGUMENT,
+            "num_segments + 1 offsets do not fit in memory");
+  return check_offsets(offsets, num_segments, n);
+}
+
+static clsort_status segmented_host(clsort_context *ctx, clsort_type type, void *keys, void *values,
+                                    size_t value_size, size_t n, const uint64_t *offsets,
+                                    size_t num_segments, const clsort_options *options) {
+  const clsort_options *o = options ? options : &clsort__default_options;
+  FORWARD_IF_ERROR(check_call(ctx, type, values, value_size, n, offsets, num_segments, o));
+  RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
+  size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+  FORWARD_IF_ERROR(clsort__check_host_size(n, ks + vs));
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, ks));
+  if (vs) FORWARD_IF_ERROR(clsort__check_size(ctx, n, vs));
+  if (n == 0) return CLSORT_SUCCESS;
+  clsort__sort_job job = clsort__make_job(type, n, o);
+  job.value_size = vs;
+  bool wrap = clsort__can_wrap(ctx, keys) && (!vs || clsort__can_wrap(ctx, values));
+  clsort__host_array k, v = {NULL, false};
+  clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_IN, keys, n * ks, true, wrap, &k);
+  if (st == CLSORT_SUCCESS && vs)
+    st = clsort__host_array_get(ctx, SLOT_HOST_AUX, values, n * vs, true, wrap, &v);
+  job.keys_in = job.keys_out = k.mem;
+  job.vals_in = job.vals_out = v.mem;
+  if (st == CLSORT_SUCCESS) st = run_segments(ctx, o, &job, offsets, num_segments);
+  if (st == CLSORT_SUCCESS && vs) st = clsort__host_array_put(ctx, &v, values, n * vs);
+  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &k, keys, n * ks);
+  if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
+  clsort__host_array_release(&v);
+  clsort__host_array_release(&k);
+  return st;
+}
+
+clsort_status clsort_segmented_sort(clsort_context *ctx, clsort_type type, void *keys, void *values,
+                                    size_t value_size, size_t n, const uint64_t *offsets,
+                                    size_t num_segments, const clsort_options *options) {
+  return LOCKED(
+      ctx, segmented_host(ctx, type, keys, values, value_size, n, offsets, num_segments, options));
+}
+
+static clsort_status segmented_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
+                                      cl_mem values, size_t value_size, size_t n,
+                                      const uint64_t *offsets, size_t num_segments,
+                                      const clsort_options *options, cl_uint num_wait,
+                                      const cl_event *wait_list, cl_event *event) {
+  const clsort_options *o = options ? options : &clsort__default_options;
+  FORWARD_IF_ERROR(check_call(ctx, type, values, value_size, n, offsets, num_segments, o));
+  FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
+  size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, ks));
+  if (n > 0) {
+    FORWARD_IF_ERROR(clsort__check_buffer(ctx, keys, "keys", n, ks, ACCESS_READ_WRITE));
+    if (vs) FORWARD_IF_ERROR(clsort__check_buffer(ctx, values, "values", n, vs, ACCESS_READ_WRITE));
+    RETURN_IF(keys == values, CLSORT_ERROR_INVALID_ARGUMENT,
+              "keys and values must be separate buffers");
+  }
+  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
+  clsort__sort_job job = clsort__make_job(type, n, o);
+  job.value_size = vs;
+  job.keys_in = job.keys_out = keys;
+  job.vals_in = job.vals_out = values;
+  if (n > 0) FORWARD_IF_ERROR(run_segments(ctx, o, &job, offsets, num_segments));
+  return clsort__marker(ctx, event);
+}
+
+clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
+                                           cl_mem values, size_t value_size, size_t n,
+                                           const uint64_t *offsets, size_t num_segments,
+                                           const clsort_options *options, cl_uint num_wait,
+                                           const cl_event *wait_list, cl_event *event) {
+  return LOCKED(ctx, segmented_buffer(ctx, type, keys, values, value_size, n, offsets, num_segments,
+                                      options, num_wait, wait_list, event));
+}

@@ -1,0 +1,179 @@
+/* top_k.c: clsort_top_k, clsort_select and their buffer forms: the checks,
+ * the caller's arrays as device buffers, then the radix select of
+ * sorts/top_k.c. */
+#include "api/api.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Top-k and select run the radix select on whole keys; AUTO and RADIX
+ * name it. The order they follow is the stable sort's, so CLSORT_STABLE
+ * costs nothing. */
+static clsort_status check_select_options(const clsort_context *ctx, clsort_type type,
+                                          const clsort_options *o) {
+  return clsort__check_op_options(ctx, type, o, (1u << CLSORT_AUTO) | (1u << CLSORT_RADIX),
+                                  "top-k and select (a radix select)");
+}
+
+/* What both top-k forms share after the options: k against n, the index
+ * size, outputs present. */
+static clsort_status check_top_k(size_t n, size_t k, bool has_keys_out, bool has_indices,
+                                 size_t index_size) {
+  RETURN_IF(k > n, CLSORT_ERROR_INVALID_ARGUMENT, "k (%zu) exceeds n (%zu)", k, n);
+  RETURN_IF(has_indices && index_size != 4 && index_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
+            "index_size %zu is not 4 or 8", index_size);
+  RETURN_IF(has_indices && index_size == 4 && n > UINT32_MAX, CLSORT_ERROR_TOO_LARGE,
+            "n (%zu) does not fit 4-byte indices", n);
+  RETURN_IF(k > 0 && !has_keys_out && !has_indices, CLSORT_ERROR_INVALID_ARGUMENT,
+            "out_keys and indices are both NULL: top-k has nowhere to write");
+  return CLSORT_SUCCESS;
+}
+
+/* The keys of a host-array call: in place on a CPU device when aligned as
+ * it wants, else staged. */
+static clsort_status keys_on_device(clsort_context *ctx, const void *keys, size_t bytes,
+                                    clsort__host_array *a) {
+  return clsort__host_array_get(ctx, SLOT_HOST_IN, keys, bytes, true, clsort__can_wrap(ctx, keys),
+                                a);
+}
+
+static clsort_status top_k_host(clsort_context *ctx, clsort_type type, const void *keys, size_t n,
+                                size_t k, void *out_keys, void *indices, size_t index_size,
+                                const clsort_options *options) {
+  const clsort_options *o = options ? options : &clsort__default_options;
+  FORWARD_IF_ERROR(check_select_options(ctx, type, o));
+  FORWARD_IF_ERROR(check_top_k(n, k, out_keys != NULL, indices != NULL, index_size));
+  RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
+  size_t ks = clsort_type_size(type), is = indices ? index_size : 0;
+  FORWARD_IF_ERROR(clsort__check_host_size(n, ks + is));
+  RETURN_IF(clsort__ranges_overlap(out_keys, k * ks, keys, n * ks), CLSORT_ERROR_INVALID_ARGUMENT,
+            "out_keys overlaps keys");
+  RETURN_IF(clsort__ranges_overlap(indices, k * is, keys, n * ks), CLSORT_ERROR_INVALID_ARGUMENT,
+            "indices overlaps keys");
+  RETURN_IF(clsort__ranges_overlap(indices, k * is, out_keys, k * ks),
+            CLSORT_ERROR_INVALID_ARGUMENT, "indices overlaps out_keys");
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, ks + is));
+  if (k == 0) return CLSORT_SUCCESS;
+  clsort__sort_job job = clsort__make_job(type, n, o);
+  job.value_size = is;
+  /* The outputs are k elements: always staged. */
+  clsort__host_array in = {NULL, false}, ko = {NULL, false}, io = {NULL, false};
+  clsort_status st = keys_on_device(ctx, keys, n * ks, &in);
+  if (st == CLSORT_SUCCESS && out_keys)
+    st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, k * ks, false, false, &ko);
+  if (st == CLSORT_SUCCESS && is)
+    st = clsort__host_array_get(ctx, SLOT_HOST_AUX, NULL, k * is, false, false, &io);
+  if (st == CLSORT_SUCCESS) st = clsort__top_k(ctx, &job, in.mem, n, k, ko.mem, io.mem);
+  if (st == CLSORT_SUCCESS && is) st = clsort__host_array_put(ctx, &io, indices, k * is);
+  if (st == CLSORT_SUCCESS && out_keys) st = clsort__host_array_put(ctx, &ko, out_keys, k * ks);
+  if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
+  clsort__host_array_release(&in);
+  return st;
+}
+
+clsort_status clsort_top_k(clsort_context *ctx, clsort_type type, const void *keys, size_t n,
+                           size_t k, void *out_keys, void *indices, size_t index_size,
+                           const clsort_options *options) {
+  return LOCKED(ctx, top_k_host(ctx, type, keys, n, k, out_keys, indices, index_size, options));
+}
+
+static clsort_status top_k_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, size_t n,
+                                  size_t k, cl_mem out_keys, cl_mem indices, size_t index_size,
+                                  const clsort_options *options, cl_uint num_wait,
+                                  const cl_event *wait_list, cl_event *event) {
+  const clsort_options *o = options ? options : &clsort__default_options;
+  FORWARD_IF_ERROR(check_select_options(ctx, type, o));
+  FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
+  FORWARD_IF_ERROR(check_top_k(n, k, out_keys != NULL, indices != NULL, index_size));
+  size_t ks = clsort_type_size(type), is = indices ? index_size : 0;
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, ks + is));
+  if (k > 0) {
+    FORWARD_IF_ERROR(clsort__check_buffer(ctx, keys, "keys", n, ks, ACCESS_READ));
+    if (out_keys)
+      FORWARD_IF_ERROR(clsort__check_buffer(ctx, out_keys, "out_keys", k, ks, ACCESS_WRITE));
+    if (indices)
+      FORWARD_IF_ERROR(clsort__check_buffer(ctx, indices, "indices", k, is, ACCESS_WRITE));
+    RETURN_IF(out_keys == keys || indices == keys || out_keys == indices,
+              CLSORT_ERROR_INVALID_ARGUMENT, "keys, out_keys and indices must be separate buffers");
+  }
+  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
+  clsort__sort_job job = clsort__make_job(type, n, o);
+  job.value_size = is;
+  FORWARD_IF_ERROR(clsort__top_k(ctx, &job, keys, n, k, out_keys, indices));
+  return clsort__marker(ctx, event);
+}
+
+clsort_status clsort_top_k_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, size_t n,
+                                  size_t k, cl_mem out_keys, cl_mem indices, size_t index_size,
+                                  const clsort_options *options, cl_uint num_wait,
+                                  const cl_event *wait_list, cl_event *event) {
+  return LOCKED(ctx, top_k_buffer(ctx, type, keys, n, k, out_keys, indices, index_size, options,
+                                  num_wait, wait_list, event));
+}
+
+/* ------------------------------------------------------------- select */
+
+static clsort_status check_select(clsort_context *ctx, clsort_type type, size_t n, size_t k,
+                                  bool has_out, const clsort_options *o) {
+  FORWARD_IF_ERROR(check_select_options(ctx, type, o));
+  RETURN_IF(k >= n, CLSORT_ERROR_INVALID_ARGUMENT, "k (%zu) must be below n (%zu)", k, n);
+  RETURN_IF(!has_out, CLSORT_ERROR_INVALID_ARGUMENT, "out_key must not be NULL");
+  return clsort__check_size(ctx, n, clsort_type_size(type));
+}
+
+static clsort_status select_host(clsort_context *ctx, clsort_type type, const void *keys, size_t n,
+                                 size_t k, void *out_key, const clsort_options *options) {
+  const clsort_options *o = options ? options : &clsort__default_options;
+  FORWARD_IF_ERROR(check_select(ctx, type, n, k, out_key != NULL, o));
+  RETURN_IF(!keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
+  size_t ks = clsort_type_size(type);
+  clsort__sort_job job = clsort__make_job(type, n, o);
+  clsort__host_array in;
+  clsort__selected sel;
+  clsort_status st = keys_on_device(ctx, keys, n * ks, &in);
+  if (st == CLSORT_SUCCESS) st = clsort__radix_select(ctx, &job, in.mem, n, k, &sel);
+  if (st == CLSORT_SUCCESS) {
+    uint64_t key = clsort__key_of_bits(type, job.descending, sel.bits);
+    uint32_t key32 = (uint32_t)key;
+    memcpy(out_key, ks == 8 ? (const void *)&key : (const void *)&key32, ks);
+  }
+  if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
+  clsort__host_array_release(&in);
+  return st;
+}
+
+clsort_status clsort_select(clsort_context *ctx, clsort_type type, const void *keys, size_t n,
+                            size_t k, void *out_key, const clsort_options *options) {
+  return LOCKED(ctx, select_host(ctx, type, keys, n, k, out_key, options));
+}
+
+static clsort_status select_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, size_t n,
+                                   size_t k, cl_mem out_key, const clsort_options *options,
+                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
+  const clsort_options *o = options ? options : &clsort__default_options;
+  FORWARD_IF_ERROR(check_select(ctx, type, n, k, out_key != NULL, o));
+  FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
+  size_t ks = clsort_type_size(type);
+  FORWARD_IF_ERROR(clsort__check_buffer(ctx, keys, "keys", n, ks, ACCESS_READ));
+  FORWARD_IF_ERROR(clsort__check_buffer(ctx, out_key, "out_key", 1, ks, ACCESS_WRITE));
+  RETURN_IF(out_key == keys, CLSORT_ERROR_INVALID_ARGUMENT,
+            "keys and out_key must be separate buffers");
+  FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
+  clsort__sort_job job = clsort__make_job(type, n, o);
+  clsort__selected sel;
+  FORWARD_IF_ERROR(clsort__radix_select(ctx, &job, keys, n, k, &sel));
+  /* A fill copies its pattern at the call: nothing of ours stays in use. */
+  uint64_t key = clsort__key_of_bits(type, job.descending, sel.bits);
+  uint32_t key32 = (uint32_t)key;
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, out_key,
+                                                ks == 8 ? (const void *)&key : (const void *)&key32,
+                                                ks, 0, ks, 0, NULL, NULL)));
+  return clsort__marker(ctx, event);
+}
+
+clsort_status clsort_select_buffer(clsort_context *ctx, clsort_type type, cl_mem keys, size_t n,
+                                   size_t k, cl_mem out_key, const clsort_options *options,
+                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event) {
+  return LOCKED(ctx,
+                select_buffer(ctx, type, keys, n, k, out_key, options, num_wait, wait_list, event));
+}

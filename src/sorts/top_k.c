@@ -1,0 +1,245 @@
+/* top_k.c: radix select (clsort_select) and top-k (clsort_top_k). The
+ * k-th key is found digit by digit from the top: each round counts the
+ * candidates' digits (a histogram kernel; nothing per key is written),
+ * reads the 256 counts back, picks the digit whose bucket holds the rank,
+ * and when that bucket is small compacts its keys with the compact
+ * primitive, so that later rounds read only them. Top-k then appends
+ * every key at or below the k-th (with its input position) in one pass,
+ * sorts that small set by position and then stably by key with the radix
+ * sort, and keeps its first k: ties at the boundary go to the lowest
+ * input positions, as the stable order has them. A large k, for which the select saves little,
+ * sorts everything instead. */
+#include "sorts/sorts.h"
+
+#include <string.h>
+
+static const char *const topk_files[] = {"common/common.cl", "sorts/keys.cl", "sorts/topk.cl",
+                                         NULL};
+static const clsort__program_spec topk_spec = {"topk", topk_files};
+
+/* Bits per round: 256 buckets, four rounds for 4-byte keys. */
+#define DIGIT_BITS 8u
+#define BUCKETS (1u << DIGIT_BITS)
+
+static clsort_status topk_kernel(clsort_context *ctx, size_t key_size, const char *name,
+                                 cl_kernel *out) {
+  return clsort__key_width_kernel(ctx, &topk_spec, key_size, name, out);
+}
+
+/* An element-wise kernel over n elements (topk.cl's TK_FOR): enough
+ * groups to fill the device, none idle. */
+static clsort_status launch_each(clsort_context *ctx, cl_kernel k, size_t n, cl_uint nargs,
+                                 const clsort__arg *args) {
+  size_t wg = ctx->tuning.wg_size;
+  clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));
+  size_t global = clsort__min(c.groups * wg, clsort__div_up(n, wg) * wg);
+  return clsort__launch(ctx, k, global, wg, nargs, args, 0, NULL, NULL);
+}
+
+/* The digit histogram at `shift` of the m candidates in `cur` that match
+ * prefix under mask, into counts[BUCKETS]: launches of fewer than 2^32
+ * keys each, so that the device's 32-bit counters cannot wrap, summed
+ * here. One blocking read of 1 KB per launch. */
+static clsort_status histogram(clsort_context *ctx, cl_kernel k, cl_mem cur, size_t m,
+                               unsigned shift, uint64_t mask, uint64_t prefix,
+                               const clsort__sort_job *job, cl_mem table,
+                               uint64_t counts[BUCKETS]) {
+  size_t ks = clsort_type_size(job->type);
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  memset(counts, 0, BUCKETS * sizeof counts[0]);
+  const size_t part = (size_t)1 << 31;
+  for (size_t first = 0; first < m; first += part) {
+    cl_uint zero = 0, got[BUCKETS];
+    FORWARD_IF_ERROR(CL_CHECK(
+        clEnqueueFillBuffer(ctx->queue, table, &zero, sizeof zero, 0, sizeof got, 0, NULL, NULL)));
+    cl_ulong first64 = first, n64 = clsort__min(part, m - first), mask64 = mask, prefix64 = prefix;
+    cl_uint mask32 = (cl_uint)mask, prefix32 = (cl_uint)prefix, shift32 = shift;
+    clsort__arg args[] = {ARG(cur),
+                          ARG(first64),
+                          ARG(n64),
+                          ARG(shift32),
+                          ks == 8 ? ARG(mask64) : ARG(mask32),
+                          ks == 8 ? ARG(prefix64) : ARG(prefix32),
+                          ARG(kind),
+                          ARG(desc),
+                          ARG(table)};
+    FORWARD_IF_ERROR(launch_each(ctx, k, (size_t)n64, 9, args));
+    FORWARD_IF_ERROR(CL_CHECK(
+        clEnqueueReadBuffer(ctx->queue, table, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL)));
+    for (unsigned b = 0; b < BUCKETS; b++) counts[b] += got[b];
+  }
+  return CLSORT_SUCCESS;
+}
+
+/* Each round counts the candidates' digits with a histogram kernel that
+ * writes nothing per key (the shared bucket-offsets primitive would need
+ * a bucket id written and read back per key: twice the traffic of the
+ * keys themselves). The candidates are compacted only when the chosen
+ * bucket holds at most an eighth of them; otherwise the next round reads
+ * the same keys again, filtered by the digits chosen so far. */
+clsort_status clsort__radix_select(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                                   size_t n, size_t rank, clsort__selected *out) {
+  size_t ks = clsort_type_size(job->type);
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  cl_kernel hist_k, flags_k;
+  FORWARD_IF_ERROR(topk_kernel(ctx, ks, "topk_histogram", &hist_k));
+  FORWARD_IF_ERROR(topk_kernel(ctx, ks, "topk_flag_prefix", &flags_k));
+  cl_mem cur = keys, spare[2] = {NULL, NULL}, table, flags, count;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_COUNT, sizeof(cl_ulong), &count));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_TABLE, BUCKETS * sizeof(cl_uint), &table));
+  size_t m = n, r = rank, less = 0, turn = 0;
+  uint64_t prefix = 0, mask = 0;
+  for (unsigned shift = (unsigned)ks * 8 - DIGIT_BITS;; shift -= DIGIT_BITS) {
+    uint64_t counts[BUCKETS];
+    FORWARD_IF_ERROR(histogram(ctx, hist_k, cur, m, shift, mask, prefix, job, table, counts));
+    /* The bucket holding rank r among the candidates. */
+    unsigned b = 0;
+    while (counts[b] <= r) r -= (size_t)counts[b], less += (size_t)counts[b++];
+    size_t in_bucket = (size_t)counts[b], candidates = 0;
+    for (unsigned d = 0; d < BUCKETS; d++) candidates += (size_t)counts[d];
+    prefix |= (uint64_t)b << shift;
+    mask |= (uint64_t)(BUCKETS - 1) << shift;
+    if (shift == 0) {
+      out->bits = prefix;
+      out->less = less;
+      out->equal = in_bucket;
+      return CLSORT_SUCCESS;
+    }
+    if (in_bucket > candidates / 8) continue;
+    /* Keep the bucket's keys only. */
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_FLAGS, m, &flags));
+    cl_ulong m64 = m, mask64 = mask, prefix64 = prefix;
+    cl_uint mask32 = (cl_uint)mask, prefix32 = (cl_uint)prefix;
+    clsort__arg fargs[] = {ARG(cur),
+                           ARG(m64),
+                           ks == 8 ? ARG(mask64) : ARG(mask32),
+                           ks == 8 ? ARG(prefix64) : ARG(prefix32),
+                           ARG(kind),
+                           ARG(desc),
+                           ARG(flags)};
+    FORWARD_IF_ERROR(launch_each(ctx, flags_k, m, 7, fargs));
+    clsort__slot slot = turn % 2 ? SLOT_SELECT_B : SLOT_SELECT_A;
+    FORWARD_IF_ERROR(clsort__scratch(ctx, slot, in_bucket * ks, &spare[turn % 2]));
+    FORWARD_IF_ERROR(clsort__select(ctx, ks, false, cur, flags, spare[turn % 2], m, count));
+    cur = spare[turn++ % 2];
+    m = in_bucket;
+  }
+}
+
+uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t b) {
+  unsigned bits = (unsigned)clsort_type_size(type) * 8;
+  uint64_t mask = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+  uint64_t sign = (uint64_t)1 << (bits - 1);
+  if (descending) b = ~b & mask;
+  switch (clsort__key_kind(type)) {
+    case 1:
+      return b ^ sign;
+    case 2:
+      return (b & sign) ? b ^ sign : ~b & mask;
+    default:
+      return b;
+  }
+}
+
+/* Keys and positions of n keys, sorted stably: the path of a large k.
+ * The keys are copied first and sorted in place: with keys_in apart from
+ * keys_out, the radix sort's GPU shape was seen to leave keys_out
+ * unwritten when every pass is skipped (all keys equal;
+ * CLSORT_TUNING=16:16:2, n = 6). */
+static clsort_status sort_all(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                              size_t n, cl_mem *sorted_keys, cl_mem *sorted_idx) {
+  size_t ks = clsort_type_size(job->type), is = job->value_size;
+  clsort__sort_job s = *job;
+  s.n = n;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_A, n * ks, &s.keys_out));
+  s.keys_in = s.keys_out;
+  if (is) {
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_B, n * is, &s.vals_in));
+    s.vals_out = s.vals_in;
+  }
+  FORWARD_IF_ERROR(
+      CL_CHECK(clEnqueueCopyBuffer(ctx->queue, keys, s.keys_out, 0, 0, n * ks, 0, NULL, NULL)));
+  if (is) FORWARD_IF_ERROR(clsort__run_iota(ctx, &s, s.vals_in, n, 0));
+  s.make_index = false;
+  if (n >= 2) FORWARD_IF_ERROR(clsort__radix_sort(ctx, &s));
+  *sorted_keys = s.keys_out;
+  *sorted_idx = s.vals_out;
+  return CLSORT_SUCCESS;
+}
+
+/* The keys at or below the k-th (and their positions), appended in no
+ * particular order, then sorted: by position, then stably by key, so that
+ * equal keys keep their input order (keys alone need the second sort
+ * only). The path of a small k. */
+static clsort_status sort_candidates(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                                     size_t n, size_t k, cl_mem *sorted_keys, cl_mem *sorted_idx) {
+  size_t ks = clsort_type_size(job->type), is = job->value_size;
+  clsort__selected sel;
+  FORWARD_IF_ERROR(clsort__radix_select(ctx, job, keys, n, k - 1, &sel));
+  size_t c = sel.less + sel.equal;
+  /* The counter is 32 bits; so many candidates cost a full sort anyway. */
+  if (c > UINT32_MAX) return sort_all(ctx, job, keys, n, sorted_keys, sorted_idx);
+  cl_kernel append;
+  FORWARD_IF_ERROR(topk_kernel(ctx, ks, "topk_append", &append));
+  cl_mem counter, ck, ci = NULL;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_COUNT, sizeof(cl_ulong), &counter));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_A, c * ks, &ck));
+  if (is) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_B, c * is, &ci));
+  cl_uint zero = 0;
+  FORWARD_IF_ERROR(CL_CHECK(
+      clEnqueueFillBuffer(ctx->queue, counter, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL)));
+  cl_ulong n64 = n, t64 = sel.bits;
+  cl_uint t32 = (cl_uint)sel.bits;
+  int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
+  int wide = is == 8;
+  cl_mem pos = ci ? ci : ck;
+  clsort__arg args[] = {ARG(keys),      ARG(n64),    ks == 8 ? ARG(t64) : ARG(t32),
+                        ARG(kind),      ARG(desc),   ARG(ck),
+                        ARG(positions), ARG(wide),   ARG(pos),
+                        ARG(pos),       ARG(counter)};
+  FORWARD_IF_ERROR(launch_each(ctx, append, n, 11, args));
+  if (c >= 2 && is) {
+    clsort__sort_job by_pos = *job;
+    by_pos.type = is == 8 ? CLSORT_U64 : CLSORT_U32;
+    by_pos.n = c;
+    by_pos.begin_bit = 0;
+    by_pos.end_bit = (unsigned)is * 8;
+    by_pos.descending = false;
+    by_pos.keys_in = by_pos.keys_out = ci;
+    by_pos.vals_in = by_pos.vals_out = ck;
+    by_pos.value_size = ks;
+    by_pos.make_index = false;
+    FORWARD_IF_ERROR(clsort__radix_sort(ctx, &by_pos));
+  }
+  if (c >= 2) {
+    clsort__sort_job s = *job;
+    s.n = c;
+    s.keys_in = s.keys_out = ck;
+    s.vals_in = s.vals_out = ci;
+    s.make_index = false;
+    FORWARD_IF_ERROR(clsort__radix_sort(ctx, &s));
+  }
+  *sorted_keys = ck;
+  *sorted_idx = ci;
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys, size_t n,
+                            size_t k, cl_mem out_keys, cl_mem indices) {
+  if (k == 0) return CLSORT_SUCCESS;
+  size_t ks = clsort_type_size(job->type), is = job->value_size;
+  cl_mem sk, si;
+  /* From a quarter of n on, the candidates' compaction and sort cost
+   * about as much as sorting everything. */
+  if (k >= n / 4)
+    FORWARD_IF_ERROR(sort_all(ctx, job, keys, n, &sk, &si));
+  else
+    FORWARD_IF_ERROR(sort_candidates(ctx, job, keys, n, k, &sk, &si));
+  if (out_keys)
+    FORWARD_IF_ERROR(
+        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, sk, out_keys, 0, 0, k * ks, 0, NULL, NULL)));
+  if (is)
+    FORWARD_IF_ERROR(
+        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, si, indices, 0, 0, k * is, 0, NULL, NULL)));
+  return CLSORT_SUCCESS;
+}

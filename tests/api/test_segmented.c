@@ -1,0 +1,239 @@
+/* test_segmented.c: clsort_segmented_sort and its buffer form against a
+ * stable CPU reference per segment: every key type, both directions, keys
+ * and pairs with 4- and 8-byte values (the values are input positions, so
+ * stability shows), empty segments, one segment, all segments of size 1,
+ * sizes straddling the small sort's tile, random sizes; then each error
+ * path with its status and the arrays untouched. */
+#define _POSIX_C_SOURCE 200809L
+#include "sorts/sort_check.h"
+
+#include <stdlib.h>
+
+/* The segment layouts; `limit` is the small sort's tile for the case. */
+enum {
+  L_EMPTY_MIXED, /* empty segments between short ones */
+  L_ONE_SHORT,   /* one segment below the tile */
+  L_ONE_LONG,    /* one segment above it */
+  L_ALL_ONE,     /* every segment one key */
+  L_STRADDLE,    /* limit - 1, limit, limit + 1, 0, 2, limit + 1000 */
+  L_RANDOM,      /* random sizes, a few long, zeros among them */
+  L_MANY,        /* 400 short segments, empty ones among them: the global path on CPUs */
+  L_COUNT
+};
+static const char *const layout_names[L_COUNT] = {"empty-mixed", "one-short", "one-long", "all-one",
+                                                  "straddle",    "random",    "many"};
+
+/* Fills offsets (room for MAX_SEGMENTS + 1 entries) for the layout;
+ * returns the number of segments, n in *n. */
+#define MAX_SEGMENTS 400
+static size_t make_layout(t_rng *r, int layout, size_t limit, uint64_t *offsets, size_t *n) {
+  size_t sizes[MAX_SEGMENTS], count = 0;
+  switch (layout) {
+    case L_EMPTY_MIXED:
+      for (size_t i = 0; i < 40; i++) sizes[count++] = i % 3 ? t_rng_below(r, 40) : 0;
+      break;
+    case L_ONE_SHORT:
+      sizes[count++] = limit / 2 + 3;
+      break;
+    case L_ONE_LONG:
+      sizes[count++] = 3 * limit + 17;
+      break;
+    case L_ALL_ONE:
+      for (size_t i = 0; i < 64; i++) sizes[count++] = 1;
+      break;
+    case L_STRADDLE: {
+      size_t s[] = {limit - 1, limit, limit + 1, 0, 2, limit + 1000};
+      for (size_t i = 0; i < 6; i++) sizes[count++] = s[i];
+      break;
+    }
+    case L_MANY:
+      for (size_t i = 0; i < MAX_SEGMENTS; i++) sizes[count++] = t_rng_below(r, 70);
+      break;
+    default:
+      for (size_t i = 0; i < 24; i++)
+        sizes[count++] = i % 7 == 3 ? t_rng_size(r, limit + 1, 3 * limit)
+                                    : (i % 5 == 0 ? 0 : t_rng_below(r, limit + 1));
+  }
+  offsets[0] = 0;
+  for (size_t i = 0; i < count; i++) offsets[i + 1] = offsets[i] + sizes[i];
+  *n = (size_t)offsets[count];
+  return count;
+}
+
+/* One segmented sort of keys of distribution `dist`, through the host
+ * form or the buffer form, checked per segment against the stable
+ * reference: keys equal, values the positions the keys came from, and
+ * nothing written past n. */
+static void check_case(t_rng *r, clsort_type t, int layout, int dist, size_t vs, bool desc,
+                       bool buffer) {
+  size_t limit = clsort__test_segmented_limit(T_CTX, t, vs);
+  uint64_t offsets[MAX_SEGMENTS + 1];
+  size_t n, count = make_layout(r, layout, limit, offsets, &n);
+  size_t ks = clsort_type_size(t);
+  clsort_options o = {CLSORT_AUTO, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+  t_label("%s %s %s vs=%zu n=%zu %s%s", clsort_type_name(t), layout_names[layout],
+          t_dist_names[dist], vs, n, desc ? "descending" : "ascending", buffer ? " buffer" : "");
+  char *in = t_alloc(n * ks + 1), *keys = t_alloc((n + GUARD) * ks);
+  char *vals = t_alloc((n + GUARD) * 8);
+  t_gen_keys(r, t, dist, in, n);
+  t_poison(keys, (n + GUARD) * ks);
+  t_poison(vals, (n + GUARD) * 8);
+  memcpy(keys, in, n * ks);
+  if (vs) t_fill_pair_values(vals, vs, n);
+  clsort_status st;
+  if (!buffer) {
+    st = clsort_segmented_sort(T_CTX, t, keys, vs ? vals : NULL, vs, n, offsets, count, &o);
+  } else {
+    cl_mem bk = t_buffer((n + GUARD) * ks, keys), bv = t_buffer((n + GUARD) * 8, vals);
+    cl_event ev = NULL;
+    st = clsort_segmented_sort_buffer(T_CTX, t, bk, vs ? bv : NULL, vs, n, offsets, count, &o, 0,
+                                      NULL, &ev);
+    if (st == CLSORT_SUCCESS) {
+      ASSERT_EQ_U64(clWaitForEvents(1, &ev), CL_SUCCESS);
+      clReleaseEvent(ev);
+      t_read_into(bk, keys, (n + GUARD) * ks);
+      t_read_into(bv, vals, (n + GUARD) * 8);
+    }
+  }
+  if (st != CLSORT_SUCCESS)
+    ck_abort_msg("%s: returned %s: %s", t_where(), t_status_name(st), t_last_error());
+  char msg[256];
+  size_t *perm = t_alloc(n * sizeof *perm + 1);
+  char *want = t_alloc(n * ks + 1);
+  for (size_t s = 0; s < count; s++) {
+    size_t first = (size_t)offsets[s], len = (size_t)(offsets[s + 1] - offsets[s]);
+    size_t *p = t_ref_permutation(t, in + first * ks, len, &o);
+    for (size_t i = 0; i < len; i++) perm[first + i] = first + p[i];
+  }
+  t_gather(in, perm, n, ks, want);
+  if (!t_elems_equal(keys, want, n, ks, msg, sizeof msg))
+    ck_abort_msg("%s: keys: %s", t_where(), msg);
+  if (!t_poison_intact(keys, n * ks, (n + GUARD) * ks, msg, sizeof msg))
+    ck_abort_msg("%s: past the keys: %s", t_where(), msg);
+  if (vs) {
+    t_check_payload_exact(vals, vs, perm, n, false);
+    if (!t_poison_intact(vals, n * vs, (n + GUARD) * vs, msg, sizeof msg))
+      ck_abort_msg("%s: past the values: %s", t_where(), msg);
+  }
+}
+
+/* _i = type: every layout, cycling through distributions, directions,
+ * payloads and both forms. */
+T_TEST(segmented_types) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "segmented_types");
+  r.s[0] ^= (uint64_t)_i;
+  static const size_t payloads[3] = {0, 4, 8};
+  int k = 0;
+  for (int layout = 0; layout < L_COUNT; layout++)
+    for (int rep = 0; rep < 2; rep++, k++)
+      check_case(&r, t, layout, (k * 3 + _i) % D_COUNT, payloads[(k + _i) % 3], (k + _i) % 2,
+                 k % 4 == 3);
+}
+
+/* u32 in every combination of payload and direction, on the layouts
+ * that mix both paths. */
+T_TEST(segmented_u32_modes) {
+  t_rng r;
+  t_rng_init(&r, "segmented_u32_modes");
+  static const size_t payloads[3] = {0, 4, 8};
+  for (int p = 0; p < 3; p++)
+    for (int desc = 0; desc < 2; desc++) {
+      check_case(&r, CLSORT_U32, L_STRADDLE, D_FEW, payloads[p], desc, false);
+      check_case(&r, CLSORT_U32, L_RANDOM, D_UNIFORM, payloads[p], desc, desc);
+    }
+}
+
+/* Both paths forced (CLSORT_SEGMENTED), whatever the device would pick,
+ * on the layouts that mix short and long segments. */
+T_TEST(segmented_paths) {
+  t_setenv("CLSORT_SEGMENTED", _i == 0 ? "global" : "split");
+  t_rng r;
+  t_rng_init(&r, _i == 0 ? "segmented_global" : "segmented_split");
+  static const size_t payloads[3] = {0, 4, 8};
+  int layouts[3] = {L_MANY, L_STRADDLE, L_RANDOM};
+  for (int l = 0; l < 3; l++)
+    for (int desc = 0; desc < 2; desc++)
+      check_case(&r, l == 0 ? CLSORT_F32 : CLSORT_I64, layouts[l], (l * 2 + desc) % D_COUNT,
+                 payloads[(l + (size_t)desc) % 3], desc, desc == 1);
+}
+
+/* n == 0: no segments, or only empty ones. */
+T_TEST(segmented_empty) {
+  uint64_t zeros[4] = {0, 0, 0, 0};
+  t_label("segmented empty");
+  ASSERT_EQ_U64(clsort_segmented_sort(T_CTX, CLSORT_U32, NULL, NULL, 0, 0, zeros, 0, NULL),
+                CLSORT_SUCCESS);
+  ASSERT_EQ_U64(clsort_segmented_sort(T_CTX, CLSORT_U32, NULL, NULL, 0, 0, zeros, 3, NULL),
+                CLSORT_SUCCESS);
+}
+
+/* ------------------------------------------------------------- errors */
+enum { EN = 64 };
+
+T_TEST(segmented_errors) {
+  uint32_t keys[EN], vals[EN], kc[EN], vc[EN];
+  for (unsigned i = 0; i < EN; i++) keys[i] = vals[i] = EN - i;
+  memcpy(kc, keys, sizeof keys);
+  memcpy(vc, vals, sizeof vals);
+  uint64_t good[3] = {0, 10, EN}, not_zero[3] = {1, 10, EN}, down[3] = {0, 40, 30};
+  uint64_t short_end[3] = {0, 10, EN - 1}, past[3] = {0, 10, EN + 5};
+  clsort_options quick = {CLSORT_QUICK, 0u, 0u, 0u}, bits = {CLSORT_AUTO, 0u, 0u, 8u};
+  clsort_options flags = {CLSORT_AUTO, 0x40u, 0u, 0u};
+  t_label("segmented errors");
+  ASSERT_ERROR(clsort_segmented_sort(NULL, CLSORT_U32, keys, vals, 4, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, (clsort_type)42, keys, vals, 4, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, NULL, vals, 4, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, NULL, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, not_zero, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, down, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, short_end, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, past, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 3, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, NULL, 4, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, good, 2, &flags),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, good, 2, &quick),
+               CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, good, 2, &bits),
+               CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_TRUE(memcmp(keys, kc, sizeof keys) == 0 && memcmp(vals, vc, sizeof vals) == 0);
+  /* The buffer form: the same offsets check, keys and values one buffer,
+   * a buffer too small; the buffer unchanged. */
+  cl_mem bk = t_buffer(sizeof keys, keys), small = t_buffer(8, NULL);
+  ASSERT_ERROR(clsort_segmented_sort_buffer(T_CTX, CLSORT_U32, bk, NULL, 0, EN, down, 2, NULL, 0,
+                                            NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(
+      clsort_segmented_sort_buffer(T_CTX, CLSORT_U32, bk, bk, 4, EN, good, 2, NULL, 0, NULL, NULL),
+      CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort_buffer(T_CTX, CLSORT_U32, small, NULL, 0, EN, good, 2, NULL, 0,
+                                            NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  uint32_t *got = t_read_buffer(bk, sizeof keys);
+  ASSERT_TRUE(memcmp(got, kc, sizeof keys) == 0);
+}
+
+static void add(Suite *s, unsigned tiers) {
+  if (!(tiers & T_QUICK)) return;
+  TCase *tc = t_tcase(s, "segmented", true);
+  tcase_add_loop_test(tc, segmented_types, 0, 6);
+  tcase_add_test(tc, segmented_u32_modes);
+  tcase_add_loop_test(tc, segmented_paths, 0, 2);
+  tcase_add_test(tc, segmented_empty);
+  tcase_add_test(tc, segmented_errors);
+}
+
+int main(int argc, char **argv) { return t_main(argc, argv, "segmented", add); }

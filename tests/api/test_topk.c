@@ -1,0 +1,228 @@
+/* test_topk.c: clsort_top_k, clsort_select and their buffer forms against
+ * the stable CPU reference: the first k of the stable sorted order (keys,
+ * and input positions: among equal keys at the boundary the lowest
+ * positions win), and the key at position k. Every key type, both
+ * directions, 4- and 8-byte indices or none, k = 0, 1, n - 1, n and
+ * around the switch to the full sort, few distinct keys (duplicates at the
+ * boundary), the ten distributions; then each error path with its status
+ * and every array untouched. */
+#define _POSIX_C_SOURCE 200809L
+#include "sorts/sort_check.h"
+
+#include <stdlib.h>
+
+static clsort_options opts(bool desc) {
+  clsort_options o = {CLSORT_AUTO, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+  return o;
+}
+
+/* One top-k of `keys` (host form, or buffer form), checked: the first k
+ * keys and positions of the stable order, nothing past k, keys intact. */
+static void check_top_k(clsort_type t, const void *keys, size_t n, size_t k, size_t is,
+                        const clsort_options *o, const size_t *perm, bool buffer) {
+  size_t ks = clsort_type_size(t);
+  t_label("%s top_k%s n=%zu k=%zu index_size=%zu %s", clsort_type_name(t), buffer ? "_buffer" : "",
+          n, k, is, t_opt_name(o));
+  char *out = t_alloc((k + GUARD) * ks), *idx = t_alloc((k + GUARD) * 8);
+  char *copy = t_alloc(n * ks + 1), *want = t_alloc(k * ks + 1);
+  memcpy(copy, keys, n * ks);
+  t_poison(out, (k + GUARD) * ks);
+  t_poison(idx, (k + GUARD) * 8);
+  clsort_status st;
+  if (!buffer) {
+    st = clsort_top_k(T_CTX, t, keys, n, k, out, is ? idx : NULL, is, o);
+  } else {
+    cl_mem bk = t_buffer_padded(keys, n * ks), bo = t_buffer_padded(NULL, (k + GUARD) * ks);
+    cl_mem bi = t_buffer_padded(NULL, (k + GUARD) * 8);
+    cl_event ev = NULL;
+    st = clsort_top_k_buffer(T_CTX, t, bk, n, k, bo, is ? bi : NULL, is, o, 0, NULL, &ev);
+    if (st == CLSORT_SUCCESS) {
+      ASSERT_EQ_U64(clWaitForEvents(1, &ev), CL_SUCCESS);
+      clReleaseEvent(ev);
+      t_read_into(bo, out, (k + GUARD) * ks);
+      t_read_into(bi, idx, (k + GUARD) * 8);
+    }
+  }
+  if (st != CLSORT_SUCCESS)
+    ck_abort_msg("%s: returned %s: %s", t_where(), t_status_name(st), t_last_error());
+  char msg[256];
+  t_gather(keys, perm, k, ks, want);
+  if (!t_elems_equal(out, want, k, ks, msg, sizeof msg))
+    ck_abort_msg("%s: keys: %s", t_where(), msg);
+  if (!t_poison_intact(out, k * ks, (k + GUARD) * ks, msg, sizeof msg))
+    ck_abort_msg("%s: past k keys: %s", t_where(), msg);
+  if (is) {
+    t_check_payload_exact(idx, is, perm, k, true);
+    if (!t_poison_intact(idx, k * is, (k + GUARD) * is, msg, sizeof msg))
+      ck_abort_msg("%s: past k indices: %s", t_where(), msg);
+  }
+  ASSERT_TRUE(memcmp(keys, copy, n * ks) == 0);
+}
+
+/* One select, checked against the key at position k of the stable order. */
+static void check_select(clsort_type t, const void *keys, size_t n, size_t k,
+                         const clsort_options *o, const size_t *perm, bool buffer) {
+  size_t ks = clsort_type_size(t);
+  t_label("%s select%s n=%zu k=%zu %s", clsort_type_name(t), buffer ? "_buffer" : "", n, k,
+          t_opt_name(o));
+  unsigned char got[16];
+  t_poison(got, sizeof got);
+  clsort_status st;
+  if (!buffer) {
+    st = clsort_select(T_CTX, t, keys, n, k, got, o);
+  } else {
+    cl_mem bk = t_buffer_padded(keys, n * ks), bo = t_buffer_padded(NULL, 16);
+    st = clsort_select_buffer(T_CTX, t, bk, n, k, bo, o, 0, NULL, NULL);
+    if (st == CLSORT_SUCCESS) t_read_into(bo, got, 16);
+  }
+  if (st != CLSORT_SUCCESS)
+    ck_abort_msg("%s: returned %s: %s", t_where(), t_status_name(st), t_last_error());
+  ASSERT_EQ_U64(t_get_bits(t, got, 0), t_get_bits(t, keys, perm[k]));
+  char msg[256];
+  if (!t_poison_intact(got, ks, sizeof got, msg, sizeof msg))
+    ck_abort_msg("%s: past the key: %s", t_where(), msg);
+}
+
+/* The k values worth checking for n: the ends, around the switch to the
+ * full sort (n / 4), a random small one. */
+static size_t ks_for(t_rng *r, size_t n, size_t *out) {
+  size_t c = 0, cand[7] = {0, 1, n - 1, n, n / 4 - 1, n / 4, 1 + t_rng_below(r, n / 8 + 1)};
+  for (int i = 0; i < 7; i++) {
+    if (cand[i] > n) continue;
+    bool seen = false;
+    for (size_t j = 0; j < c; j++) seen = seen || out[j] == cand[i];
+    if (!seen) out[c++] = cand[i];
+  }
+  return c;
+}
+
+/* _i = type: sizes from 1 up, every distribution, every k of ks_for, the
+ * index sizes and directions cycling, some through the buffer forms. */
+T_TEST(topk_types) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "topk_types");
+  r.s[0] ^= (uint64_t)_i;
+  static const size_t index_sizes[3] = {4, 8, 0};
+  size_t ks = clsort_type_size(t), step = 0;
+  for (int dist = 0; dist < D_COUNT; dist++) {
+    size_t sizes[3] = {1 + (size_t)dist, 1000 + (size_t)dist * 77, t_rng_size(&r, 2000, 40000)};
+    for (int s = 0; s < 3; s++) {
+      size_t n = sizes[s];
+      clsort_options o = opts((dist + s) % 2);
+      void *keys = t_alloc(n * ks);
+      t_gen_keys(&r, t, dist, keys, n);
+      size_t *perm = t_ref_permutation(t, keys, n, &o);
+      size_t kk[7], nk = ks_for(&r, n, kk);
+      for (size_t j = 0; j < nk; j++, step++) {
+        check_top_k(t, keys, n, kk[j], index_sizes[step % 3], &o, perm, step % 5 == 2);
+        if (kk[j] < n) check_select(t, keys, n, kk[j], &o, perm, step % 5 == 3);
+      }
+    }
+  }
+}
+
+/* Many keys equal to the k-th, so the positions that win among them are
+ * what the test sees: one key value everywhere but a few smaller and
+ * larger ones, both directions, k inside the run of equal keys. */
+T_TEST(topk_boundary_ties) {
+  clsort_type t = _i == 0 ? CLSORT_U32 : CLSORT_I64;
+  t_rng r;
+  t_rng_init(&r, "topk_ties");
+  size_t n = 50000, ks = clsort_type_size(t);
+  void *keys = t_alloc(n * ks);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = i % 97 == 0 ? 5 : (i % 89 == 0 ? 9 : 7);
+    t_put_bits(t, keys, i, t_from_order(t, v + ((uint64_t)1 << (ks * 8 - 1))));
+  }
+  for (int desc = 0; desc < 2; desc++) {
+    clsort_options o = opts(desc);
+    size_t *perm = t_ref_permutation(t, keys, n, &o);
+    size_t kk[3] = {600, 1000, 12000};
+    for (int j = 0; j < 3; j++) {
+      check_top_k(t, keys, n, kk[j], j == 1 ? 8 : 4, &o, perm, j == 2);
+      check_select(t, keys, n, kk[j], &o, perm, false);
+    }
+  }
+}
+
+/* ------------------------------------------------------------- errors */
+enum { EN = 64 };
+
+T_TEST(topk_errors) {
+  uint32_t keys[EN], copy[EN], buf[2 * EN + GUARD], idx[EN + GUARD];
+  for (unsigned i = 0; i < EN; i++) keys[i] = (i * 37u) % EN;
+  memcpy(copy, keys, sizeof keys);
+  t_poison(buf, sizeof buf);
+  t_poison(idx, sizeof idx);
+  uint32_t *out = buf + EN;
+  clsort_options merge = {CLSORT_MERGE, 0u, 0u, 0u}, bits = {CLSORT_AUTO, 0u, 4u, 0u};
+  clsort_options flags = {CLSORT_AUTO, 0x10u, 0u, 0u};
+  t_label("top_k and select errors");
+  ASSERT_ERROR(clsort_top_k(NULL, CLSORT_U32, keys, EN, 3, out, idx, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, (clsort_type)17, keys, EN, 3, out, idx, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, EN + 1, out, idx, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, NULL, EN, 3, out, idx, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, NULL, NULL, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 4, &flags),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 4, &merge),
+               CLSORT_ERROR_UNSUPPORTED);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, idx, 4, &bits),
+               CLSORT_ERROR_UNSUPPORTED);
+  /* Outputs overlapping the keys or each other. */
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, buf, EN, 3, buf + 5, NULL, 0, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, keys + EN - 1, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_top_k(T_CTX, CLSORT_U32, keys, EN, 3, out, out + 2, 4, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, keys, EN, EN, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, keys, 0, 0, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, keys, EN, 1, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, NULL, EN, 1, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, (clsort_type)-1, keys, EN, 1, out, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, keys, EN, 1, out, &merge),
+               CLSORT_ERROR_UNSUPPORTED);
+  char msg[256];
+  if (!t_poison_intact(buf, 0, sizeof buf, msg, sizeof msg) ||
+      !t_poison_intact(idx, 0, sizeof idx, msg, sizeof msg))
+    ck_abort_msg("%s: an output changed: %s", t_where(), msg);
+  ASSERT_TRUE(memcmp(keys, copy, sizeof keys) == 0);
+  /* The buffer forms: an output that is the keys buffer, too small. */
+  cl_mem bk = t_buffer(sizeof keys, keys), small = t_buffer(4, NULL);
+  ASSERT_ERROR(clsort_top_k_buffer(T_CTX, CLSORT_U32, bk, EN, 3, bk, NULL, 0, NULL, 0, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(
+      clsort_top_k_buffer(T_CTX, CLSORT_U32, bk, EN, 3, small, NULL, 0, NULL, 0, NULL, NULL),
+      CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select_buffer(T_CTX, CLSORT_U64, bk, EN / 2, 1, small, NULL, 0, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select_buffer(T_CTX, CLSORT_U32, bk, EN, 1, bk, NULL, 0, NULL, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  uint32_t *got = t_read_buffer(bk, sizeof keys);
+  ASSERT_TRUE(memcmp(got, copy, sizeof keys) == 0);
+}
+
+static void add(Suite *s, unsigned tiers) {
+  if (!(tiers & T_QUICK)) return;
+  TCase *tc = t_tcase(s, "topk", true);
+  tcase_add_loop_test(tc, topk_types, 0, 6);
+  tcase_add_loop_test(tc, topk_boundary_ties, 0, 2);
+  tcase_add_test(tc, topk_errors);
+}
+
+int main(int argc, char **argv) { return t_main(argc, argv, "topk", add); }
