@@ -34,6 +34,24 @@ inline uint count_flags16(uchar16 q) {
   return (uint)(popcount(ones.x) + popcount(ones.y));
 }
 
+/* Loads a work-item's SEL_ITEMS flags of the tile at `base` (those at or
+ * past `len` read as 0) into f; returns how many are set. */
+inline uint sel_load_flags(__global const uchar *flags, ulong base, uint first, uint len,
+                           uchar *f) {
+  if (first + SEL_ITEMS <= len) {
+    __global const uchar16 *f16 = (__global const uchar16 *)(flags + base + first);
+UNROLL
+    for (uint j = 0; j < SEL_ITEMS / 16; j++) vstore16(f16[j], j, f);
+  } else {
+UNROLL
+    for (uint k = 0; k < SEL_ITEMS; k++) f[k] = first + k < len ? flags[base + first + k] : 0;
+  }
+  uint mine = 0;
+UNROLL
+  for (uint k = 0; k < SEL_ITEMS; k++) mine += f[k] != 0;
+  return mine;
+}
+
 /* Writes a staged tile: output slot s (of `outputs`) takes the element at
  * tile position order[s], and goes to kept_dst + s for the first `kept`
  * slots, to rest_dst + (s - kept) after. The loads go in batches of
@@ -106,17 +124,7 @@ KERNEL void select_scatter(__global const SEL_E *in, __global const uchar *flags
     uint len = (uint)min((ulong)SEL_TILE, end - base);
     uint first = lid * SEL_ITEMS; /* this work-item's run within the tile */
     uchar f[SEL_ITEMS];
-    if (first + SEL_ITEMS <= len) {
-      __global const uchar16 *f16 = (__global const uchar16 *)(flags + base + first);
-UNROLL
-      for (uint j = 0; j < SEL_ITEMS / 16; j++) vstore16(f16[j], j, f);
-    } else {
-UNROLL
-      for (uint k = 0; k < SEL_ITEMS; k++) f[k] = first + k < len ? flags[base + first + k] : 0;
-    }
-    uint mine = 0;
-UNROLL
-    for (uint k = 0; k < SEL_ITEMS; k++) mine += f[k] != 0;
+    uint mine = sel_load_flags(flags, base, first, len, f);
     uint tile_kept;
     uint rank = wg_exclusive_sum_u32(mine, &tile_kept, tmp);
     /* Stage the tile's stable output order: kept first, then (split) the
@@ -161,17 +169,7 @@ KERNEL void select_single_pass(__global const SEL_E *in, __global const uchar *f
   uint len = (uint)min((ulong)SEL_TILE, n - base);
   uint first = lid * SEL_ITEMS; /* this work-item's run within the tile */
   uchar f[SEL_ITEMS];
-  if (first + SEL_ITEMS <= len) {
-    __global const uchar16 *f16 = (__global const uchar16 *)(flags + base + first);
-UNROLL
-    for (uint j = 0; j < SEL_ITEMS / 16; j++) vstore16(f16[j], j, f);
-  } else {
-UNROLL
-    for (uint k = 0; k < SEL_ITEMS; k++) f[k] = first + k < len ? flags[base + first + k] : 0;
-  }
-  uint mine = 0;
-UNROLL
-  for (uint k = 0; k < SEL_ITEMS; k++) mine += f[k] != 0;
+  uint mine = sel_load_flags(flags, base, first, len, f);
   uint tile_kept;
   uint rank = wg_exclusive_sum_u32(mine, &tile_kept, tmp);
 
