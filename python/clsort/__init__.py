@@ -5,7 +5,8 @@ with libclsort.
     clsort.sort(np.array([3.5, -1.0, 2.0]))          # array([-1. ,  2. ,  3.5])
     clsort.argsort(np.array([30, 10, 20], np.uint32)) # array([1, 2, 0])
 
-Arrays are 1-D, of dtype uint32, int32, float32, uint64, int64 or float64
+Arrays are 1-D, of dtype uint8, int8, uint16, int16, float16, uint32, int32,
+float32, uint64, int64 or float64
 (native byte order). Floats sort in total order by bits:
 -nan < -inf < ... < -0.0 < +0.0 < ... < inf < nan. The module functions use
 one context on the default device (CLSORT_DEVICE, else the first GPU, else
@@ -30,6 +31,12 @@ _TYPES = {
     np.dtype(np.uint64): lib.CLSORT_U64,
     np.dtype(np.int64): lib.CLSORT_I64,
     np.dtype(np.float64): lib.CLSORT_F64,
+    # Since 0.3: the 8- and 16-bit keys (numpy has no bfloat16).
+    np.dtype(np.uint8): lib.CLSORT_U8,
+    np.dtype(np.int8): lib.CLSORT_I8,
+    np.dtype(np.uint16): lib.CLSORT_U16,
+    np.dtype(np.int16): lib.CLSORT_I16,
+    np.dtype(np.float16): lib.CLSORT_F16,
 }
 _ALGORITHMS = {
     "auto": lib.CLSORT_AUTO,
@@ -76,8 +83,9 @@ def _keys_type(a, what="keys"):
         raise TypeError("clsort: %s must be a numpy array, not %s" % (what, type(a).__name__))
     t = _TYPES.get(a.dtype)
     if t is None:
-        raise TypeError("clsort: %s of dtype %s are not supported; use uint32, int32, float32, "
-                        "uint64, int64 or float64 in native byte order" % (what, a.dtype))
+        raise TypeError("clsort: %s of dtype %s are not supported; use uint8, int8, uint16, "
+                        "int16, float16, uint32, int32, float32, uint64, int64 or float64 in "
+                        "native byte order" % (what, a.dtype))
     if a.ndim != 1:
         raise ValueError("clsort: %s must be 1-D, not %d-D" % (what, a.ndim))
     return t

@@ -24,7 +24,9 @@ typedef enum clsort_status {
 } clsort_status;
 typedef enum clsort_type {
   CLSORT_U32 = 0, CLSORT_I32 = 1, CLSORT_F32 = 2,
-  CLSORT_U64 = 3, CLSORT_I64 = 4, CLSORT_F64 = 5
+  CLSORT_U64 = 3, CLSORT_I64 = 4, CLSORT_F64 = 5,
+  CLSORT_U8 = 6, CLSORT_I8 = 7, CLSORT_U16 = 8, CLSORT_I16 = 9,
+  CLSORT_F16 = 10, CLSORT_BF16 = 11
 } clsort_type;
 typedef enum clsort_algorithm {
   CLSORT_AUTO = 0, CLSORT_RADIX = 1, CLSORT_BITONIC = 2,

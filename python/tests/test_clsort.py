@@ -12,7 +12,8 @@ from clsort import _ffi
 
 SEED = int(os.environ.get("CLSORT_TEST_SEED", "0") or 0) or int.from_bytes(os.urandom(4), "little")
 print("clsort python tests: seed %d (CLSORT_TEST_SEED replays)" % SEED)
-DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
+DTYPES = [np.uint8, np.int8, np.uint16, np.int16, np.float16, np.uint32, np.int32, np.float32,
+          np.uint64, np.int64, np.float64]
 N = 3000  # beyond one bitonic tile on CPUs is not needed: the C tests cover sizes
 
 
@@ -34,7 +35,7 @@ def order_key(a):
     order by bits (-nan < -inf < -0.0 < +0.0 < inf < nan), signed ints by
     value."""
     if a.dtype.kind == "f":
-        u = a.view(np.uint32 if a.itemsize == 4 else np.uint64)
+        u = a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])
         sign = u.dtype.type(1) << u.dtype.type(8 * a.itemsize - 1)
         return np.where(u & sign, ~u, u | sign)
     return a
@@ -60,7 +61,7 @@ def test_sort_every_dtype(dtype, descending):
     np.testing.assert_array_equal(r, a[stable_order(a, descending)])
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_float_total_order(dtype):
     a = np.array([np.nan, 1.0, -np.inf, 0.0, -0.0, np.inf, -np.nan, -1.0], dtype=dtype)
     r = clsort.sort(a)
@@ -131,8 +132,8 @@ def test_non_contiguous_and_empty():
     assert clsort.sort(e).size == 0 and clsort.argsort(e).size == 0
 
 
-@pytest.mark.parametrize("dtype", [np.float16, np.int8, np.uint16, np.bool_, np.complex64,
-                                   np.dtype(">u4"), object])
+@pytest.mark.parametrize("dtype", [np.bool_, np.complex64, np.longdouble, np.dtype(">u4"),
+                                   np.dtype(">f2"), object])
 def test_unsupported_dtype_is_type_error(dtype):
     a = np.zeros(4, dtype=dtype)
     with pytest.raises(TypeError, match="not supported"):
@@ -207,7 +208,7 @@ def test_declarations_match_the_header():
         assert norm(m.group(0)[:-1]) in declared, m.group(0)
     for name, value in re.findall(r"X\((CLSORT_\w+), (-?\d+),", text):
         assert getattr(_ffi.lib, name) == int(value), name
-    for name, value in re.findall(r"(CLSORT_(?:U|I|F)(?:32|64)) = (\d+)", text):
+    for name, value in re.findall(r"(CLSORT_(?:U|I|F|BF)(?:8|16|32|64)) = (\d+)", text):
         assert getattr(_ffi.lib, name) == int(value), name
     assert _ffi.DESCENDING == int(re.search(r"#define CLSORT_DESCENDING (\d+)u", text).group(1))
     assert _ffi.STABLE == int(re.search(r"#define CLSORT_STABLE (\d+)u", text).group(1))
