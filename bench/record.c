@@ -1,10 +1,11 @@
-/* record.c: the JSON-lines form of a measurement: writer and parser. */
+/* record.c: the JSON-lines form of a measurement: writer and parser, on
+ * jansson. */
 #include "record.h"
 
 #include "parse.h"
 
-#include <ctype.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,141 +28,91 @@ void record_set_throughput(bench_record *r, double bytes) {
   r->gb_per_s = bytes > 0.0 ? bytes / (r->median_ms * 1e6) : 0.0;
 }
 
-static void put_string(FILE *out, const char *key, const char *value, int *first) {
-  fprintf(out, "%s\"%s\":\"", *first ? "" : ",", key);
-  *first = 0;
-  for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      fprintf(out, "\\%c", *p);
-    } else if (*p < 0x20) {
-      fprintf(out, "\\u%04x", *p);
-    } else {
-      fputc(*p, out);
-    }
-  }
-  fputc('"', out);
+/* Every field through jansson (Debian's libjansson-dev, linked
+ * statically so that a build carried to a GPU host needs no -dev package
+ * there). Keys keep the order they are set in; reals print as %.9g. */
+static void set_string(json_t *o, const char *key, const char *value) {
+  /* _nocheck: device names and notes are passed through as they are. */
+  json_object_set_new_nocheck(o, key, json_string_nocheck(value));
 }
 
-static void put_number(FILE *out, const char *key, double value, int *first) {
-  fprintf(out, "%s\"%s\":%.9g", *first ? "" : ",", key, value);
-  *first = 0;
+static void set_real(json_t *o, const char *key, double value) {
+  json_object_set_new_nocheck(o, key, json_real(value));
 }
 
-static void put_raw(FILE *out, const char *key, const char *text, int *first) {
-  fprintf(out, "%s\"%s\":%s", *first ? "" : ",", key, text);
-  *first = 0;
+static void set_int(json_t *o, const char *key, uint64_t value) {
+  json_object_set_new_nocheck(o, key, json_integer((json_int_t)value));
 }
 
 void record_write_json(FILE *out, const bench_record *r) {
-  int first = 1;
-  char buf[32];
-  fputc('{', out);
-  put_string(out, "device", r->device, &first);
-  if (r->run[0]) put_string(out, "run", r->run, &first);
-  if (r->version[0]) put_string(out, "version", r->version, &first);
-  put_string(out, "op", r->op, &first);
-  put_string(out, "algorithm", r->algorithm, &first);
-  put_string(out, "impl", r->impl, &first);
-  put_string(out, "type", r->type, &first);
-  put_raw(out, "pairs", r->pairs ? "true" : "false", &first);
-  if (r->pairs) put_number(out, "value_size", r->value_size, &first);
-  put_string(out, "distribution", r->distribution, &first);
-  put_string(out, "api", r->api, &first);
-  put_string(out, "status", r->status, &first);
-  snprintf(buf, sizeof buf, "%" PRIu64, r->n);
-  put_raw(out, "n", buf, &first);
+  json_t *o = json_object();
+  if (!o) return;
+  set_string(o, "device", r->device);
+  if (r->run[0]) set_string(o, "run", r->run);
+  if (r->version[0]) set_string(o, "version", r->version);
+  set_string(o, "op", r->op);
+  set_string(o, "algorithm", r->algorithm);
+  set_string(o, "impl", r->impl);
+  set_string(o, "type", r->type);
+  json_object_set_new_nocheck(o, "pairs", json_boolean(r->pairs));
+  if (r->pairs) set_int(o, "value_size", r->value_size);
+  set_string(o, "distribution", r->distribution);
+  set_string(o, "api", r->api);
+  set_string(o, "status", r->status);
+  set_int(o, "n", r->n);
   int lg = log2_exact(r->n);
-  if (lg >= 0) put_number(out, "log2n", lg, &first);
+  if (lg >= 0) set_int(o, "log2n", (uint64_t)lg);
   if (r->runs > 0) {
-    put_string(out, "timing", r->timing, &first);
-    put_number(out, "runs", r->runs, &first);
-    put_number(out, "warmup", r->warmup, &first);
-    put_number(out, "median_ms", r->median_ms, &first);
-    put_number(out, "min_ms", r->min_ms, &first);
-    put_number(out, "max_ms", r->max_ms, &first);
-    if (r->mean_ms >= 0.0) put_number(out, "mean_ms", r->mean_ms, &first);
-    if (r->wall_median_ms >= 0.0) put_number(out, "wall_median_ms", r->wall_median_ms, &first);
-    if (r->first_ms >= 0.0) put_number(out, "first_ms", r->first_ms, &first);
-    put_number(out, "mkeys_per_s", r->mkeys_per_s, &first);
-    if (r->gb_per_s > 0.0) put_number(out, "gb_per_s", r->gb_per_s, &first);
-    put_raw(out, "verified",
-            r->verified == REC_VERIFY_OK       ? "true"
-            : r->verified == REC_VERIFY_FAILED ? "false"
-                                               : "null",
-            &first);
+    set_string(o, "timing", r->timing);
+    set_int(o, "runs", r->runs);
+    set_int(o, "warmup", r->warmup);
+    set_real(o, "median_ms", r->median_ms);
+    set_real(o, "min_ms", r->min_ms);
+    set_real(o, "max_ms", r->max_ms);
+    if (r->mean_ms >= 0.0) set_real(o, "mean_ms", r->mean_ms);
+    if (r->wall_median_ms >= 0.0) set_real(o, "wall_median_ms", r->wall_median_ms);
+    if (r->first_ms >= 0.0) set_real(o, "first_ms", r->first_ms);
+    set_real(o, "mkeys_per_s", r->mkeys_per_s);
+    if (r->gb_per_s > 0.0) set_real(o, "gb_per_s", r->gb_per_s);
+    json_object_set_new_nocheck(o, "verified",
+                                r->verified == REC_VERIFY_OK       ? json_true()
+                                : r->verified == REC_VERIFY_FAILED ? json_false()
+                                                                   : json_null());
   }
   if (r->ratio >= 0.0) {
-    put_number(out, "ratio", r->ratio, &first);
-    put_number(out, "lib_ms", r->lib_ms, &first);
-    put_string(out, "ratio_vs", r->ratio_vs, &first);
+    set_real(o, "ratio", r->ratio);
+    set_real(o, "lib_ms", r->lib_ms);
+    set_string(o, "ratio_vs", r->ratio_vs);
   }
-  snprintf(buf, sizeof buf, "%" PRIu64, r->seed);
-  if (r->seed) put_raw(out, "seed", buf, &first);
-  if (r->note[0]) put_string(out, "note", r->note, &first);
-  fputs("}\n", out);
+  if (r->seed) {
+    /* A string: JSON integers stop at 2^63 in most readers, seeds do not. */
+    char buf[24];
+    snprintf(buf, sizeof buf, "0x%016" PRIx64, r->seed);
+    set_string(o, "seed", buf);
+  }
+  if (r->note[0]) set_string(o, "note", r->note);
+  json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(9));
+  fputc('\n', out);
+  json_decref(o);
 }
 
 /* ----------------------------------------------------------- parsing */
-/* A minimal reader for flat objects of strings, numbers, booleans and
- * null: exactly what record_write_json and the peers produce. */
-
-static const char *skip_ws(const char *p) {
-  while (*p && isspace((unsigned char)*p)) p++;
-  return p;
+static void copy_field(char *dst, size_t cap, const json_t *v) {
+  if (json_is_string(v)) snprintf(dst, cap, "%s", json_string_value(v));
 }
 
-/* Reads a JSON string at p (which points at the opening quote) into dst. */
-static const char *read_string(const char *p, char *dst, size_t cap) {
-  size_t len = 0;
-  if (*p != '"') return NULL;
-  for (p++; *p && *p != '"'; p++) {
-    char c = *p;
-    if (c == '\\') {
-      p++;
-      switch (*p) {
-        case 'n': c = '\n'; break;
-        case 't': c = '\t'; break;
-        case 'r': c = '\r'; break;
-        case 'b': c = '\b'; break;
-        case 'f': c = '\f'; break;
-        case 'u': {
-          /* Keeps ASCII escapes; anything wider becomes '?'. */
-          char hex[5] = {0};
-          for (int k = 0; k < 4; k++) {
-            if (!isxdigit((unsigned char)p[1 + k])) return NULL;
-            hex[k] = p[1 + k];
-          }
-          unsigned long u = strtoul(hex, NULL, 16);
-          c = u < 0x80 ? (char)u : '?';
-          p += 4;
-          break;
-        }
-        case '\0': return NULL;
-        default: c = *p; break;
-      }
-    }
-    if (len + 1 < cap) dst[len++] = c;
+/* One key of a record; unknown keys and values of the wrong kind are
+ * ignored, as records of older and newer versions may hold them. */
+static void assign(bench_record *r, const char *key, const json_t *v) {
+#define STR_FIELD(name)                             \
+  if (strcmp(key, #name) == 0) {                    \
+    copy_field(r->name, sizeof r->name, v);         \
+    return;                                         \
   }
-  if (*p != '"') return NULL;
-  dst[len] = '\0';
-  return p + 1;
-}
-
-typedef enum { V_STRING, V_NUMBER, V_TRUE, V_FALSE, V_NULL } value_kind;
-
-static void copy_field(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src); }
-
-static void assign(bench_record *r, const char *key, value_kind kind, const char *s, double d,
-                   const char *raw) {
-#define STR_FIELD(name)                                            \
-  if (strcmp(key, #name) == 0) {                                   \
-    if (kind == V_STRING) copy_field(r->name, sizeof r->name, s);  \
-    return;                                                        \
-  }
-#define NUM_FIELD(name, ctype)                    \
-  if (strcmp(key, #name) == 0) {                  \
-    if (kind == V_NUMBER) r->name = (ctype)d;     \
-    return;                                       \
+#define NUM_FIELD(name, ctype)                            \
+  if (strcmp(key, #name) == 0) {                          \
+    if (json_is_number(v)) r->name = (ctype)json_number_value(v); \
+    return;                                               \
   }
   STR_FIELD(device)
   STR_FIELD(run)
@@ -192,62 +143,29 @@ static void assign(bench_record *r, const char *key, value_kind kind, const char
 #undef STR_FIELD
 #undef NUM_FIELD
   if (strcmp(key, "pairs") == 0) {
-    r->pairs = kind == V_TRUE;
+    r->pairs = json_is_true(v);
   } else if (strcmp(key, "verified") == 0) {
-    r->verified = kind == V_TRUE ? REC_VERIFY_OK : kind == V_FALSE ? REC_VERIFY_FAILED : REC_VERIFY_SKIPPED;
-  } else if (kind == V_NUMBER && (strcmp(key, "n") == 0 || strcmp(key, "seed") == 0)) {
-    /* 64-bit integers do not survive a trip through double. */
-    uint64_t v = strtoull(raw, NULL, 10);
-    if (key[0] == 'n') {
-      r->n = v;
-    } else {
-      r->seed = v;
-    }
+    r->verified = json_is_true(v) ? REC_VERIFY_OK : json_is_false(v) ? REC_VERIFY_FAILED : REC_VERIFY_SKIPPED;
+  } else if (strcmp(key, "n") == 0 && json_is_integer(v)) {
+    r->n = (uint64_t)json_integer_value(v);
+  } else if (strcmp(key, "seed") == 0) {
+    /* Written as a string; older records may hold a number. */
+    if (json_is_string(v)) r->seed = strtoull(json_string_value(v), NULL, 0);
+    if (json_is_integer(v)) r->seed = (uint64_t)json_integer_value(v);
   }
 }
 
 int record_parse_json(const char *line, bench_record *r) {
   record_init(r);
-  const char *p = skip_ws(line);
-  if (*p != '{') return 0;
-  p = skip_ws(p + 1);
-  if (*p == '}') return 1;
-  for (;;) {
-    char key[64], s[256] = "";
-    double d = 0.0;
-    value_kind kind;
-    p = read_string(skip_ws(p), key, sizeof key);
-    if (!p) return 0;
-    p = skip_ws(p);
-    if (*p != ':') return 0;
-    p = skip_ws(p + 1);
-    const char *raw = p;
-    if (*p == '"') {
-      p = read_string(p, s, sizeof s);
-      if (!p) return 0;
-      kind = V_STRING;
-    } else if (strncmp(p, "true", 4) == 0) {
-      kind = V_TRUE;
-      p += 4;
-    } else if (strncmp(p, "false", 5) == 0) {
-      kind = V_FALSE;
-      p += 5;
-    } else if (strncmp(p, "null", 4) == 0) {
-      kind = V_NULL;
-      p += 4;
-    } else {
-      char *end = NULL;
-      d = strtod(p, &end);
-      if (end == p) return 0;
-      p = end;
-      kind = V_NUMBER;
-    }
-    assign(r, key, kind, s, d, raw);
-    p = skip_ws(p);
-    if (*p == ',') {
-      p++;
-      continue;
-    }
-    return *p == '}';
+  json_error_t error;
+  json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &error);
+  if (!json_is_object(o)) {
+    json_decref(o);
+    return 0;
   }
+  const char *key;
+  json_t *v;
+  json_object_foreach(o, key, v) assign(r, key, v);
+  json_decref(o);
+  return 1;
 }
