@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ------------------------------------------------------------ reference */
 /* Any width: signed keys flip the sign bit; floats (the half floats too)
@@ -380,7 +381,25 @@ void t_check_dist(t_rng *r, clsort_type t, int dist, size_t n, const clsort_opti
   t_release_now(keys);
 }
 
-bool t_skip_type(clsort_type t) { return t == CLSORT_F64 && !t_device_has_fp64(T_CTX); }
+/* CLSORT_TEST_TYPES=u32,f64 (names as clsort_type_name gives them)
+ * restricts a program to those types: tests/meson.build sets it where a
+ * run covers a path whose kernels differ by key size only. */
+bool t_skip_type(clsort_type t) {
+  const char *only = getenv("CLSORT_TEST_TYPES");
+  if (only && *only) {
+    const char *name = clsort_type_name(t);
+    size_t len = strlen(name);
+    bool listed = false;
+    for (const char *p = only; !listed;) {
+      size_t item = strcspn(p, ",");
+      listed = item == len && strncmp(p, name, len) == 0;
+      if (p[item] == '\0') break;
+      p += item + 1;
+    }
+    if (!listed) return true;
+  }
+  return t == CLSORT_F64 && !t_device_has_fp64(T_CTX);
+}
 
 /* ------------------------------------------------------- special values */
 static const uint64_t special_u32[] = {0u,          1u,          255u,        256u,
