@@ -18,6 +18,8 @@
  * single-pass kernels, which one whole warp calls, and its publisher:
  *   WG_T look_back_S(volatile __global STATUS *status, long tile, long first)
  *   void status_store_S(volatile __global STATUS *p, ulong flag, WG_T value)
+ *   void tile_exclusive_S(status, tile, first, WG_T total, __local WG_T *before)
+ *     (the whole group: publish, look back, publish the inclusive sum)
  * where STATUS is ulong for 32-bit types and ulong2 for 64-bit ones.
  * Needs common.cl before it. */
 #if !defined(WG_T) || !defined(WG_SUFFIX) || !defined(WG_T_BITS) || !defined(WG_T_FLOAT) || \
@@ -233,6 +235,31 @@ inline WG_T WG_FN(look_back)(volatile __global WG_STATUS *status, long tile, lon
     prefix += WG_FN(warp_sum)(v);
     if (inclusive) return prefix;
     window -= 32;
+  }
+}
+/* A group's part of the decoupled look-back for tile `tile` of a run of
+ * tiles starting at `first`: publishes the tile's `total` (inclusive at
+ * once for the run's first tile), then warp 0 sums the tiles before it,
+ * publishes the inclusive sum, and work-item 0 writes the exclusive one
+ * to *before. Every work-item calls it; no barrier inside, so read
+ * *before after the caller's barrier. */
+inline void WG_FN(tile_exclusive)(volatile __global WG_STATUS *status, long tile, long first,
+                                  WG_T total, __local WG_T *before) {
+  uint lid = get_local_id(0);
+  if (tile == first) {
+    if (lid == 0) {
+      WG_FN(status_store)(status + tile, FLAG_INCLUSIVE, total);
+      *before = 0;
+    }
+  } else {
+    if (lid == 0) WG_FN(status_store)(status + tile, FLAG_AGGREGATE, total);
+    if (warp_id() == 0) {
+      WG_T b = WG_FN(look_back)(status, tile, first);
+      if (lid == 0) {
+        WG_FN(status_store)(status + tile, FLAG_INCLUSIVE, b + total);
+        *before = b;
+      }
+    }
   }
 }
 #undef WG_STATUS

@@ -232,21 +232,7 @@ UNROLL_FULL
 #else
   volatile __global ulong2 *status = (volatile __global ulong2 *)(state + 2);
 #endif
-  if (tile == 0) {
-    if (lid == 0) {
-      FN(status_store)(status, FLAG_INCLUSIVE, tile_total);
-      tile_prefix = 0;
-    }
-  } else {
-    if (lid == 0) FN(status_store)(status + tile, FLAG_AGGREGATE, tile_total);
-    if (warp_id() == 0) {
-      T before = FN(look_back)(status, tile, 0);
-      if (lid == 0) {
-        FN(status_store)(status + tile, FLAG_INCLUSIVE, before + tile_total);
-        tile_prefix = before;
-      }
-    }
-  }
+  FN(tile_exclusive)(status, tile, 0, tile_total, &tile_prefix);
   WG_BARRIER();
   T base = tile_prefix + warp_prefix;
 UNROLL_FULL

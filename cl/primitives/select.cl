@@ -175,21 +175,7 @@ KERNEL void select_single_pass(__global const SEL_E *in, __global const uchar *f
 
   /* Publish this tile's count at once, then learn the tiles' before it. */
   volatile __global ulong2 *status = (volatile __global ulong2 *)(state + 2);
-  if (tile == 0) {
-    if (lid == 0) {
-      status_store_u64(status, FLAG_INCLUSIVE, tile_kept);
-      tile_before = 0;
-    }
-  } else {
-    if (lid == 0) status_store_u64(status + tile, FLAG_AGGREGATE, tile_kept);
-    if (warp_id() == 0) {
-      ulong before = look_back_u64(status, tile, 0);
-      if (lid == 0) {
-        status_store_u64(status + tile, FLAG_INCLUSIVE, before + tile_kept);
-        tile_before = before;
-      }
-    }
-  }
+  tile_exclusive_u64(status, tile, 0, tile_kept, &tile_before);
   /* Stage the tile's kept positions in input order (stable). */
 UNROLL
   for (uint k = 0; k < SEL_ITEMS; k++)
