@@ -3,7 +3,7 @@
  * no local memory, no barriers, so a core merges like a C loop and the
  * cores split the ranges.
  *
- * Needs common.cl and keys.cl before it, and
+ * Needs common.cl, keys.cl and introsort_cpu.cl before it, and
  *   HAS_VALUES  0 for keys only, 1 when values travel with the keys
  *   VALUE_T     uint or ulong (with HAS_VALUES)
  *
@@ -150,117 +150,12 @@ CPU_KERNEL void mcpu_merge(const global KEY_T *keys_in, global KEY_T *keys_out,
            pair + na + nb, begin, d1 - d0, f);
 }
 
-/* ------------------------------------------------------------------
- * The segmented small sort's CPU shape (for the sample sort's buckets and
- * the quicksort's leaves, which need no stability): work-item g sorts
- * [segments[2g], segments[2g+1]) in place by a serial introsort, a
- * quicksort (median of three, explicit stack, smaller side first) that
- * turns to heapsort past 2 log2(len) levels, so that no input costs more
- * than n log n, and insertion sort below MC_RUN keys. */
-#define MC_BITS(i) key_to_bits_flip(keys[i], f)
-
-inline void mc_swap(global KEY_T *keys, global VALUE_T *vals, ulong i, ulong j) {
-  KEY_T t = keys[i];
-  keys[i] = keys[j];
-  keys[j] = t;
-#if HAS_VALUES
-  VALUE_T u = vals[i];
-  vals[i] = vals[j];
-  vals[j] = u;
-#endif
-}
-
-inline void mc_insertion(global KEY_T *keys, global VALUE_T *vals, ulong lo, ulong hi,
-                         key_flips f) {
-  for (ulong i = lo + 1; i < hi; i++) {
-    KEY_T k = keys[i], b = key_to_bits_flip(k, f);
-#if HAS_VALUES
-    VALUE_T v = vals[i];
-#endif
-    ulong j = i;
-    for (; j > lo && MC_BITS(j - 1) > b; j--) {
-      keys[j] = keys[j - 1];
-#if HAS_VALUES
-      vals[j] = vals[j - 1];
-#endif
-    }
-    keys[j] = k;
-#if HAS_VALUES
-    vals[j] = v;
-#endif
-  }
-}
-
-/* Max-heap of the keys [lo, lo + len) sifted down from position `at`. */
-inline void mc_sift(global KEY_T *keys, global VALUE_T *vals, ulong lo, ulong len, ulong at,
-                    key_flips f) {
-  for (;;) {
-    ulong c = 2 * at + 1, big = at;
-    if (c < len && MC_BITS(lo + c) > MC_BITS(lo + big)) big = c;
-    if (c + 1 < len && MC_BITS(lo + c + 1) > MC_BITS(lo + big)) big = c + 1;
-    if (big == at) return;
-    mc_swap(keys, vals, lo + at, lo + big);
-    at = big;
-  }
-}
-
-inline void mc_heapsort(global KEY_T *keys, global VALUE_T *vals, ulong lo, ulong hi,
-                        key_flips f) {
-  ulong len = hi - lo;
-  for (ulong i = len / 2; i-- > 0;) mc_sift(keys, vals, lo, len, i, f);
-  for (ulong end = len; end-- > 1;) {
-    mc_swap(keys, vals, lo, lo + end);
-    mc_sift(keys, vals, lo, end, 0, f);
-  }
-}
-
+/* The segmented small sort's CPU shape (for the sample sort's buckets and
+ * clsort_segmented_sort's short keys-only segments, which need no
+ * stability): work-item g sorts [segments[2g], segments[2g+1]) in place
+ * (introsort_cpu.cl). */
 CPU_KERNEL void mcpu_segments(global KEY_T *keys, global VALUE_T *vals,
                               const global ulong *segments, int kind, int desc) {
-  const key_flips f = key_flips_for(kind, desc);
   const size_t g = get_group_id(0);
-  ulong stack_lo[64], stack_hi[64];
-  uint stack_depth[64], top = 0;
-  ulong lo = segments[2 * g], hi = segments[2 * g + 1];
-  uint limit = 0;
-  for (ulong m = hi > lo ? hi - lo : 1; m > 1; m >>= 1) limit += 2;
-  uint depth = 0;
-  for (;;) {
-    if (hi - lo <= MC_RUN || hi <= lo) {
-      if (hi > lo) mc_insertion(keys, vals, lo, hi, f);
-    } else if (depth >= limit) {
-      mc_heapsort(keys, vals, lo, hi, f);
-    } else {
-      /* Median of three to keys[lo], then Hoare's partition around it. */
-      ulong mid = lo + (hi - lo) / 2, last = hi - 1;
-      if (MC_BITS(mid) < MC_BITS(lo)) mc_swap(keys, vals, mid, lo);
-      if (MC_BITS(last) < MC_BITS(lo)) mc_swap(keys, vals, last, lo);
-      if (MC_BITS(last) < MC_BITS(mid)) mc_swap(keys, vals, last, mid);
-      mc_swap(keys, vals, lo, mid);
-      KEY_T p = MC_BITS(lo);
-      ulong i = lo, j = hi;
-      for (;;) {
-        do i++; while (i < hi && MC_BITS(i) < p);
-        do j--; while (MC_BITS(j) > p);
-        if (i >= j) break;
-        mc_swap(keys, vals, i, j);
-      }
-      mc_swap(keys, vals, lo, j);
-      /* [lo, j) and [j + 1, hi): push the larger, go on with the smaller,
-       * so that the stack holds at most log2(len) entries. */
-      ulong llo = lo, lhi = j, rlo = j + 1, rhi = hi;
-      bool left_small = lhi - llo < rhi - rlo;
-      stack_lo[top] = left_small ? rlo : llo;
-      stack_hi[top] = left_small ? rhi : lhi;
-      stack_depth[top++] = depth + 1;
-      lo = left_small ? llo : rlo;
-      hi = left_small ? lhi : rhi;
-      depth++;
-      continue;
-    }
-    if (top == 0) break;
-    top--;
-    lo = stack_lo[top];
-    hi = stack_hi[top];
-    depth = stack_depth[top];
-  }
+  intro_sort(keys, vals, segments[2 * g], segments[2 * g + 1], key_flips_for(kind, desc));
 }

@@ -1,14 +1,16 @@
 /* merge_cpu.c: the merge sort's CPU shape (cl/sorts/merge_cpu.cl). Each
  * work-item sorts one cache-sized block serially, then every merge pass
  * splits the output into one range per work-item, several per core, each
- * merged by a serial loop. Stable. The same program's serial introsort is
- * the CPU shape of the unstable segmented small sort. */
+ * merged by a serial loop. Stable. The same program's serial introsort
+ * (introsort_cpu.cl) is the CPU shape of the unstable segmented small
+ * sort. */
 #include "sorts/sorts.h"
 
 #include <stdio.h>
 
 static const char *const merge_cpu_files[] = {"common/common.cl", "sorts/keys.cl",
-                                              "sorts/merge_cpu.cl", NULL};
+                                              "sorts/introsort_cpu.cl", "sorts/merge_cpu.cl",
+                                              NULL};
 static const clsort__program_spec merge_cpu_spec = {"merge_cpu", merge_cpu_files};
 
 /* A block of 2^13 keys (32 or 64 KB with its values) merges in the core's
