@@ -196,6 +196,7 @@ static void bound_level(quick_plan *p, unsigned level, unsigned known_level, siz
 clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
   if (n == 0) return CLSORT_SUCCESS;
+  if (ctx->tuning.cpu_shape) return clsort__quick_sort_cpu(ctx, job);
   clsort__sort_job unstable = *job;
   unstable.stable = false;
   clsort__bitonic_shape bs = clsort__bitonic_shape_for(ctx, key_size, vs, false);

@@ -41,6 +41,9 @@ clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job
 clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem segments, size_t count);
 clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *job);
+/* The quicksort's CPU shape (quick_cpu.c), which clsort__quick_sort runs
+ * when ctx->tuning.cpu_shape is set; n >= 1. */
+clsort_status clsort__quick_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
 /* clsort_merge's device step, the merge sort's merge pass over one pair
  * (merge_sort.c): the sorted arrays a[0, na) (values va) and
  * b[b_first, b_first + nb) (values vb at the same places; b may be a's

@@ -152,6 +152,42 @@ T_TEST(quick_adversarial) {
   }
 }
 
+/* ------------------------------------------------ the CPU shape's levels */
+/* CLSORT_QUICK_CPU=LEAVES:CHUNKS:SAMPLES:MIN_LEAF[:LEVELS] shrinks the CPU
+ * shape's leaves to 512 keys and its chunks to 128, so that a few thousand
+ * keys take many levels of splits over many chunks each: the places of
+ * every chunk's keys, the lower bounds that finish equal keys, one-key
+ * samples (the worst pivots), and the level limit that hands unfinished
+ * segments to the leaves. The default shape only; the case is _i / 6 (its
+ * labels name the distribution, the adversarial ones the setting too). */
+static const char *const cpu_levels_cases[] = {"64:8:31:9", "64:3:1:9", "16:16:3:9:2"};
+
+T_TEST(quick_cpu_levels) {
+  clsort_type t = t_all_types[_i % 6];
+  if (!clsort__cpu_shape(T_CTX) || t_skip_type(t)) return;
+  const char *config = cpu_levels_cases[_i / 6];
+  t_rng r;
+  t_rng_init(&r, "quick_cpu_levels");
+  r.s[0] ^= (uint64_t)_i;
+  t_setenv("CLSORT_QUICK_CPU", config);
+  size_t n = t_rng_size(&r, 3000, 12000), es = clsort_type_size(t);
+  unsigned char *keys = t_alloc(n * es);
+  for (int kind = 0; kind < A_COUNT; kind++) {
+    gen_adversarial(&r, t, kind, keys, n);
+    clsort_options o = quick(kind % 2);
+    char what[96];
+    snprintf(what, sizeof what, "%s, CLSORT_QUICK_CPU=%s", adversarial_names[kind], config);
+    t_check_input(t, keys, n, &o, kind < 3 ? MODES_ALL : 1u << M_PAIRS8, what);
+  }
+  const int dists[] = {D_UNIFORM, D_FEW};
+  for (int d = 0; d < 2; d++) {
+    clsort_options o = quick(d != _i % 2);
+    t_check_dist(&r, t, dists[d], n, &o, MODES_ALL);
+  }
+  t_release_now(keys);
+  t_unsetenv("CLSORT_QUICK_CPU");
+}
+
 /* ------------------------------------------------------- special values */
 static clsort_options specials_options(size_t s, bool desc) {
   (void)s;
@@ -305,6 +341,7 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_loop_test(tc, quick_matrix, 0, 6 * D_COUNT);
       add_common(tc);
       tcase_add_loop_test(tc, quick_options, 0, 6);
+      tcase_add_loop_test(tc, quick_cpu_levels, 0, 6 * 3);
     }
     if (t_part_selected("tiled")) {
       TCase *tc = t_shape_tcase(s, "tiled", tiled_setup);
