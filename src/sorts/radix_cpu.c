@@ -37,6 +37,7 @@ typedef struct rc_sort {
   unsigned skew;         /* keys between buckets in scratch: one 64-byte line */
   cl_int kind, desc, make_index;
   unsigned low_max;      /* widest digit inside a bucket */
+  unsigned chunk_max;    /* widest digit of a chunked pass (RC_BITS): its tables fit local memory */
   unsigned char *host;   /* read-back space: the bucket starts, then the masks */
   size_t mask_at;        /* where the masks start in host */
 } rc_sort;
@@ -54,7 +55,7 @@ static clsort_status get_kernels(rc_sort *r) {
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DOFFSET_T=%s -DRC_BITS=%u "
            "-DRC_LOW_BITS=%u -DRC_WC=%d",
            r->ks == 8 ? "ulong" : "uint", r->ks * 8, r->vs ? 1 : 0, r->vs == 8 ? "ulong" : "uint",
-           r->n > UINT32_MAX ? "ulong" : "uint", t->radix_cpu_top, t->radix_cpu_low,
+           r->n > UINT32_MAX ? "ulong" : "uint", r->chunk_max, t->radix_cpu_low,
            t->radix_cpu_wc ? 1 : 0);
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_cpu_spec, options, "rcpu_count", &r->k.count));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_cpu_spec, options, "rcpu_scan", &r->k.scan));
@@ -86,8 +87,7 @@ static clsort_status acquire(rc_sort *r) {
   const clsort__sort_job *job = r->job;
   const clsort__tuning *t = &ctx->tuning;
   size_t n = r->n, groups = chunks_of(r, n).groups;
-  size_t bins = (size_t)1 << (t->radix_cpu_top > t->radix_cpu_low ? t->radix_cpu_top
-                                                                   : t->radix_cpu_low);
+  size_t bins = (size_t)1 << (r->chunk_max > t->radix_cpu_low ? r->chunk_max : t->radix_cpu_low);
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, bins * groups * offset_size(r), &r->table));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_HISTOGRAM, (bins + 1) * offset_size(r), &r->starts));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX1, 2 * groups * r->ks, &r->masks));
@@ -162,12 +162,30 @@ static clsort_status copy(rc_sort *r, cl_mem kin, cl_mem kout, cl_mem vin, cl_me
   return clsort__launch(r->ctx, r->k.copy, c.groups, 1, 13, args, 0, NULL, NULL);
 }
 
-/* The passes inside a bucket: bits [lo, hi) in digits of at most low_max
- * bits, as even as they come. */
-static cl_uint low_digit(const rc_sort *r, unsigned lo, unsigned hi) {
+/* Passes over bits [lo, hi) in digits of at most `most` bits, as even as
+ * they come: the width of each. */
+static cl_uint even_digit(unsigned lo, unsigned hi, unsigned most) {
   if (hi <= lo) return 1;
-  size_t passes = clsort__div_up(hi - lo, r->low_max);
+  size_t passes = clsort__div_up(hi - lo, most);
   return (cl_uint)clsort__div_up(hi - lo, passes);
+}
+
+/* The passes inside a bucket: digits of at most low_max bits. */
+static cl_uint low_digit(const rc_sort *r, unsigned lo, unsigned hi) {
+  return even_digit(lo, hi, r->low_max);
+}
+
+/* The widest digit, at most `want` bits, whose tables in rcpu_count and
+ * rcpu_scatter (RC_BITS: two offsets per digit and, with write-combining,
+ * a line of keys and one of values) fit local memory with 16 KB to spare:
+ * 12-bit digits with 8-byte values would need 800 KB. */
+static unsigned chunk_digit_max(const clsort_context *ctx, size_t ks, size_t vs, size_t off,
+                                unsigned want) {
+  size_t line = 64 / ks, per = 2 * off + (ctx->tuning.radix_cpu_wc ? 64 + line * vs : 0);
+  size_t room = ctx->local_mem > 16384 ? (size_t)ctx->local_mem - 16384 : 0;
+  unsigned b = want;
+  while (b > 1 && ((size_t)1 << b) * per > room) b--;
+  return b;
 }
 
 /* Sorts the buckets of the `buckets` starts in r->starts that hold at most
@@ -264,7 +282,8 @@ static clsort_status sort_large(rc_sort *r, size_t from, size_t base, size_t len
   unsigned passes = 0;
   if (v.hi == 0) return copy(r, r->s, r->ko, r->sv, r->vo, from, base, len, false, true);
   FORWARD_IF_ERROR(copy(r, r->s, r->ko, r->sv, r->vo, from, base, len, false, false));
-  unsigned bits = low_digit(r, v.lo, v.hi);
+  /* Chunked passes: their tables hold chunk_max-bit digits. */
+  unsigned bits = even_digit(v.lo, v.hi, r->low_max < r->chunk_max ? r->low_max : r->chunk_max);
   passes = (unsigned)clsort__div_up(v.hi - v.lo, bits);
   for (unsigned p = 0; p < passes; p++) {
     unsigned shift = v.lo + p * bits, width = v.hi - shift < bits ? v.hi - shift : bits;
@@ -282,7 +301,7 @@ static clsort_status sort_large(rc_sort *r, size_t from, size_t base, size_t len
 static unsigned top_width(const rc_sort *r, size_t n, unsigned span) {
   unsigned log2 = r->ctx->tuning.radix_cpu_bucket;
   unsigned w = highest_bit(n) > log2 + 4 ? highest_bit(n) - log2 : 4;
-  if (w > r->ctx->tuning.radix_cpu_top) w = r->ctx->tuning.radix_cpu_top;
+  if (w > r->chunk_max) w = r->chunk_max;
   return w < span ? w : span;
 }
 
@@ -298,6 +317,7 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
   r.desc = job->descending;
   r.make_index = job->make_index;
   r.low_max = ctx->tuning.radix_cpu_low;
+  r.chunk_max = chunk_digit_max(ctx, r.ks, r.vs, offset_size(&r), ctx->tuning.radix_cpu_top);
   FORWARD_IF_ERROR(get_kernels(&r));
   clsort_status st = acquire(&r);
   if (st != CLSORT_SUCCESS) {

@@ -261,7 +261,9 @@ T_TEST(sort_pass_skipping) {
  * chunked passes of their own: most keys share their top 12 order-key
  * bits (one bucket of 400000-odd keys, or of a few values), the rest are
  * spread; with 0, 1 and 2 varying digits inside the big bucket (the pass
- * count's parity decides where the last pass lands). _i = type. */
+ * count's parity decides where the last pass lands); on the CPU shape the
+ * 64-bit unsigned keys once more with low digits wider than the top one.
+ * _i = type. */
 T_TEST(sort_large_buckets) {
   clsort_type t = t_all_types[_i];
   if (t_skip_type(t)) return;
@@ -286,6 +288,22 @@ T_TEST(sort_large_buckets) {
       clsort_options o = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
       t_check_input(t, keys, n, &o, MODES_ALL, names[k]);
     }
+  }
+  /* Low digits wider than the top one (CLSORT_RADIX_CPU, read when a
+   * context is created): the big bucket's chunked passes count and
+   * scatter 12-bit digits, past the 8-bit top digit's tables, which once
+   * overflowed them. The keys of the last case above. */
+  if (clsort__cpu_shape(T_CTX) && t == CLSORT_U64) {
+    clsort_context *shared = T_CTX;
+    t_setenv("CLSORT_RADIX_CPU", "8:12:1:14");
+    clsort_status st = t_context_create(&T_CTX);
+    t_unsetenv("CLSORT_RADIX_CPU");
+    ASSERT_OK(st);
+    clsort_options o = {CLSORT_RADIX, 0u, 0u, 0u};
+    t_check_input(t, keys, n, &o, (1u << M_KEYS) | (1u << M_PAIRS8),
+                  "big bucket, all low bits vary, CLSORT_RADIX_CPU=8:12:1:14");
+    clsort_context_release(T_CTX);
+    T_CTX = shared;
   }
 }
 
