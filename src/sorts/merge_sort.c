@@ -47,14 +47,52 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
 }
 
 static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *job, merge_shape s,
-                                  cl_kernel *out) {
+                                  const char *name, cl_kernel *out) {
   size_t key_size = clsort_type_size(job->type);
   char options[192];
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
            job->value_size == 8 ? "ulong" : "uint", s.wg, s.items);
-  return clsort__get_kernel(ctx, &merge_spec, options, "merge_pass", out);
+  return clsort__get_kernel(ctx, &merge_spec, options, name, out);
+}
+
+/* The two kernels of a merge pass. */
+typedef struct merge_kernels {
+  cl_kernel partition, merge;
+} merge_kernels;
+
+static clsort_status merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
+                                       merge_shape s, merge_kernels *k) {
+  FORWARD_IF_ERROR(merge_kernel(ctx, job, s, "merge_partition", &k->partition));
+  return merge_kernel(ctx, job, s, "merge_pass", &k->merge);
+}
+
+/* Where one merge pass reads and writes (merge.cl's merge_pass arguments). */
+typedef struct merge_io {
+  cl_mem ka, kb, ko, va, vb, vo;
+  cl_ulong run, left, b_first;
+  int b_apart, write_keys;
+} merge_io;
+
+/* One merge pass over n outputs: every tile's co-rank into the
+ * partitions buffer, then the merge. */
+static clsort_status merge_pass(clsort_context *ctx, const clsort__sort_job *job, merge_shape s,
+                                const merge_kernels *k, const merge_io *io) {
+  cl_ulong n64 = job->n, groups = clsort__div_up(job->n, (size_t)s.wg * s.items);
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  cl_mem parts;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX2, groups * sizeof(cl_ulong), &parts));
+  clsort__arg pargs[] = {ARG(io->ka),   ARG(io->kb),      ARG(parts),      ARG(groups),
+                         ARG(n64),      ARG(io->run),     ARG(io->left),   ARG(io->b_first),
+                         ARG(io->b_apart), ARG(kind),     ARG(desc)};
+  size_t pwg = clsort__min(64, ctx->tuning.wg_size);
+  FORWARD_IF_ERROR(clsort__launch(ctx, k->partition, (size_t)groups, pwg, 11, pargs, 0, NULL, NULL));
+  clsort__arg args[] = {ARG(io->ka),   ARG(io->kb),      ARG(io->ko),    ARG(io->va),
+                        ARG(io->vb),   ARG(io->vo),      ARG(parts),     ARG(n64),
+                        ARG(io->run),  ARG(io->left),    ARG(io->b_first), ARG(io->b_apart),
+                        ARG(kind),     ARG(desc),        ARG(io->write_keys)};
+  return clsort__launch(ctx, k->merge, (size_t)groups * s.wg, s.wg, 15, args, 0, NULL, NULL);
 }
 
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job) {
@@ -71,9 +109,10 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
   for (size_t r = run; r < n; r *= 2) passes++;
   merge_shape ms = shape_for(ctx, key_size, run);
 
-  cl_kernel sort_tiles, merge = NULL;
+  cl_kernel sort_tiles;
+  merge_kernels mk;
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &tile_job, BITONIC_SORT_TILES, &sort_tiles));
-  if (passes) FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, &merge));
+  if (passes) FORWARD_IF_ERROR(merge_kernels_for(ctx, job, ms, &mk));
 
   /* Buffers: pass i (0 is the run formation) writes K[(passes - i) % 2],
    * so that the last lands in the output. An argsort's keys end in
@@ -96,16 +135,17 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
   FORWARD_IF_ERROR(clsort__launch(ctx, sort_tiles, clsort__div_up(n, bs.tile) * bs.wg, bs.wg, 8,
                                   tile_args, 0, NULL, NULL));
 
-  size_t tile = (size_t)ms.wg * ms.items, groups = clsort__div_up(n, tile);
   for (unsigned p = 0; p < passes; p++, run *= 2) {
-    cl_mem kin = K[(passes - p) % 2], ko = K[(passes - p - 1) % 2];
-    cl_mem vi = vs ? V[(passes - p) % 2] : kin, vo = vs ? V[(passes - p - 1) % 2] : ko;
-    cl_ulong run64 = run, b_first = 0;
-    int write_keys = job->keys_out != NULL || p + 1 < passes, b_apart = 0;
-    clsort__arg args[] = {ARG(kin),   ARG(kin),     ARG(ko),   ARG(vi),   ARG(vi),
-                          ARG(vo),    ARG(n64),     ARG(run64), ARG(run64), ARG(b_first),
-                          ARG(b_apart), ARG(kind),  ARG(desc), ARG(write_keys)};
-    FORWARD_IF_ERROR(clsort__launch(ctx, merge, groups * ms.wg, ms.wg, 14, args, 0, NULL, NULL));
+    merge_io io;
+    io.ka = io.kb = K[(passes - p) % 2];
+    io.ko = K[(passes - p - 1) % 2];
+    io.va = io.vb = vs ? V[(passes - p) % 2] : io.ka;
+    io.vo = vs ? V[(passes - p - 1) % 2] : io.ko;
+    io.run = io.left = run;
+    io.b_first = 0;
+    io.b_apart = 0;
+    io.write_keys = job->keys_out != NULL || p + 1 < passes;
+    FORWARD_IF_ERROR(merge_pass(ctx, job, ms, &mk, &io));
   }
   return CLSORT_SUCCESS;
 }
@@ -122,17 +162,20 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
   size_t run = (size_t)1 << 16;
   while (run < n) run *= 2;
   merge_shape ms = shape_for(ctx, key_size, run);
-  cl_kernel merge;
-  FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, &merge));
+  merge_kernels mk;
+  FORWARD_IF_ERROR(merge_kernels_for(ctx, job, ms, &mk));
   /* An empty side may come as NULL; the kernel never reads it. */
-  cl_mem ka = a ? a : b, kb = b ? b : a;
-  cl_mem pa = vs ? (va ? va : vb) : job->keys_out, pb = vs ? (vb ? vb : va) : job->keys_out;
-  cl_mem vo = vs ? job->vals_out : job->keys_out;
-  cl_ulong n64 = n, run64 = run, left = na, first = b_first;
-  int kind = clsort__key_kind(job->type), desc = job->descending, write_keys = 1, b_apart = 1;
-  clsort__arg args[] = {ARG(ka),      ARG(kb),     ARG(job->keys_out), ARG(pa),   ARG(pb),
-                        ARG(vo),      ARG(n64),    ARG(run64),         ARG(left), ARG(first),
-                        ARG(b_apart), ARG(kind),   ARG(desc),          ARG(write_keys)};
-  size_t groups = clsort__div_up(n, (size_t)ms.wg * ms.items);
-  return clsort__launch(ctx, merge, groups * ms.wg, ms.wg, 14, args, 0, NULL, NULL);
+  merge_io io;
+  io.ka = a ? a : b;
+  io.kb = b ? b : a;
+  io.ko = job->keys_out;
+  io.va = vs ? (va ? va : vb) : job->keys_out;
+  io.vb = vs ? (vb ? vb : va) : job->keys_out;
+  io.vo = vs ? job->vals_out : job->keys_out;
+  io.run = run;
+  io.left = na;
+  io.b_first = b_first;
+  io.b_apart = 1;
+  io.write_keys = 1;
+  return merge_pass(ctx, job, ms, &mk, &io);
 }
