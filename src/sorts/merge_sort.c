@@ -8,9 +8,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const merge_files[] = {"common/common.cl", "sorts/keys.cl", "sorts/merge.cl",
-                                          NULL};
+                                          "sorts/block_sort.cl", NULL};
 static const clsort__program_spec merge_spec = {"merge", merge_files};
 
 /* The merge pass shape: work-items per group and outputs per work-item. */
@@ -46,14 +47,41 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
   return s;
 }
 
+/* The run formation's shape on GPUs (block_sort.cl): 16 keys per
+ * work-item and the largest tile whose keys and values (padded one word
+ * in 32) fit the 48 KB of local memory a group may use, at most 8192 keys
+ * (512 work-items). On a CPU device that runs the GPU shape (the tests
+ * force it), 4 keys per work-item and at most 1024: PoCL compiles the
+ * unrolled network per variant, and runs a group's work-items in turn. */
+typedef struct block_shape {
+  unsigned wg, items;
+} block_shape;
+
+static block_shape block_shape_for(const clsort_context *ctx, size_t element) {
+  block_shape b = {1, ctx->is_cpu ? 4 : 16};
+  size_t budget = (clsort__min(ctx->local_mem, 48 * 1024) - 512) * 32 / 33;
+  size_t most = ctx->is_cpu ? 1024 : 8192;
+  while (2 * b.wg * b.items * element <= budget && 2 * b.wg * b.items <= most &&
+         2 * b.wg <= ctx->max_wg_size)
+    b.wg *= 2;
+  return b;
+}
+
 static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *job, merge_shape s,
                                   const char *name, cl_kernel *out) {
   size_t key_size = clsort_type_size(job->type);
-  char options[192];
+  char options[256], block[64] = "";
+  /* The block sort's shape depends only on the element size: one program
+   * per key and value type serves the sort and clsort_merge. CPU shapes
+   * leave it out. */
+  if (!ctx->tuning.cpu_shape) {
+    block_shape b = block_shape_for(ctx, key_size + job->value_size);
+    snprintf(block, sizeof block, " -DBS_WG=%u -DBS_ITEMS=%u", b.wg, b.items);
+  }
   snprintf(options, sizeof options,
-           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u",
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u%s",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", s.wg, s.items);
+           job->value_size == 8 ? "ulong" : "uint", s.wg, s.items, block);
   return clsort__get_kernel(ctx, &merge_spec, options, name, out);
 }
 
@@ -99,19 +127,28 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
   size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
   if (n == 0) return CLSORT_SUCCESS;
   if (ctx->tuning.cpu_shape) return clsort__merge_sort_cpu(ctx, job);
-  /* Runs: the stable tile whenever values can show the order of equal
-   * keys; keys alone cannot, and take the larger unstable tile. */
+  /* Runs: the block merge sort's tiles (block_sort.cl). CLSORT_MERGE_RUNS=bitonic
+   * forms them with the bitonic tile instead (the stable one whenever
+   * values can show the order of equal keys; keys alone take the larger
+   * unstable tile), as before 0.4; bench/ uses it to compare the two. */
+  const char *runs_env = getenv("CLSORT_MERGE_RUNS");
+  bool bitonic_runs = runs_env && strcmp(runs_env, "bitonic") == 0;
   clsort__sort_job tile_job = *job;
   tile_job.stable = vs != 0;
   clsort__bitonic_shape bs = clsort__bitonic_shape_for(ctx, key_size, vs, tile_job.stable);
-  size_t run = bs.tile;
+  block_shape blk = block_shape_for(ctx, key_size + vs);
+  size_t run = bitonic_runs ? bs.tile : (size_t)blk.wg * blk.items;
+  size_t tile_wg = bitonic_runs ? bs.wg : blk.wg;
   unsigned passes = 0;
   for (size_t r = run; r < n; r *= 2) passes++;
   merge_shape ms = shape_for(ctx, key_size, run);
 
   cl_kernel sort_tiles;
   merge_kernels mk;
-  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &tile_job, BITONIC_SORT_TILES, &sort_tiles));
+  if (bitonic_runs)
+    FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &tile_job, BITONIC_SORT_TILES, &sort_tiles));
+  else
+    FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, "merge_sort_tiles", &sort_tiles));
   if (passes) FORWARD_IF_ERROR(merge_kernels_for(ctx, job, ms, &mk));
 
   /* Buffers: pass i (0 is the run formation) writes K[(passes - i) % 2],
@@ -132,7 +169,7 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
   cl_mem vin = vs && !make_index ? job->vals_in : vout;
   clsort__arg tile_args[] = {ARG(job->keys_in), ARG(kout), ARG(vin),  ARG(vout),
                              ARG(n64),          ARG(kind), ARG(desc), ARG(make_index)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, sort_tiles, clsort__div_up(n, bs.tile) * bs.wg, bs.wg, 8,
+  FORWARD_IF_ERROR(clsort__launch(ctx, sort_tiles, clsort__div_up(n, run) * tile_wg, tile_wg, 8,
                                   tile_args, 0, NULL, NULL));
 
   for (unsigned p = 0; p < passes; p++, run *= 2) {
