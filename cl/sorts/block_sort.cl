@@ -33,6 +33,18 @@
 #define BS_IF_VALUES(...)
 #endif
 
+/* Orders neighbours i and i + 1 of the registers, equal keys kept. The
+ * values swap through an xor mask: a select between the two would let
+ * the compiler pick an address instead, and move v out of registers. */
+#define BS_CMPX(i)                                                              \
+  do {                                                                          \
+    const KEY_T ka_ = k[i], kb_ = k[(i) + 1];                                   \
+    BS_IF_VALUES(const VALUE_T x_ = (v[i] ^ v[(i) + 1]) & (VALUE_T)(-(VALUE_T)(kb_ < ka_)); \
+                 v[i] ^= x_; v[(i) + 1] ^= x_;)                                  \
+    k[i] = min(ka_, kb_);                                                       \
+    k[(i) + 1] = max(ka_, kb_);                                                 \
+  } while (0)
+
 /* Sorts tile g of keys_in ([g * BS_TILE, (g + 1) * BS_TILE) of n) into
  * the same tile of keys_out, values (or, with make_index, the input
  * positions) with them. The same arguments as the bitonic tile sort's
@@ -61,15 +73,11 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void merge_sort_tile
     k[i] = lk[PAD(first + i)];
     BS_IF_VALUES(v[i] = lv[PAD(first + i)];)
   }
-  UNROLL_FULL for (uint r = 0; r < BS_ITEMS; r++) {
-    UNROLL_FULL for (uint i = r & 1; i + 1 < BS_ITEMS; i += 2) {
-      const bool sw = k[i + 1] < k[i];
-      const KEY_T lo = sw ? k[i + 1] : k[i], hi = sw ? k[i] : k[i + 1];
-      k[i] = lo;
-      k[i + 1] = hi;
-      BS_IF_VALUES(const VALUE_T vl = sw ? v[i + 1] : v[i], vh = sw ? v[i] : v[i + 1];
-                   v[i] = vl; v[i + 1] = vh;)
-    }
+  /* BS_ITEMS phases, even and odd in turn; constant starts, so that every
+   * loop unrolls and k stays in registers. */
+  UNROLL_FULL for (uint r = 0; r < BS_ITEMS / 2; r++) {
+    UNROLL_FULL for (uint i = 0; i + 1 < BS_ITEMS; i += 2) BS_CMPX(i);
+    UNROLL_FULL for (uint i = 1; i + 1 < BS_ITEMS; i += 2) BS_CMPX(i);
   }
 
   /* Round w: runs of w keys (blocked in registers) merge into runs of 2w.
@@ -109,7 +117,9 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void merge_sort_tile
         kb = lk[PAD(b + min(j, w - 1))];
       }
     }
-    BS_IF_VALUES(UNROLL_FULL for (uint o = 0; o < BS_ITEMS; o++) v[o] = lv[PAD(s[o])];)
+#if HAS_VALUES
+    UNROLL_FULL for (uint o = 0; o < BS_ITEMS; o++) v[o] = lv[PAD(s[o])];
+#endif
   }
 
   barrier(CLK_LOCAL_MEM_FENCE);
