@@ -59,16 +59,22 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void merge_sort_tile
   const ulong base = (ulong)get_group_id(0) * BS_TILE;
   const uint count = (uint)min((ulong)BS_TILE, n - base);
 
-  /* Striped, coalesced loads into local memory; blocked reads out of it. */
-  for (uint i = lid; i < BS_TILE; i += BS_WG) {
-    lk[PAD(i)] = i < count ? key_to_bits(keys_in[base + i], kind, desc) : BS_MAX;
-    BS_IF_VALUES(lv[PAD(i)] = i >= count ? 0
-                              : make_index ? (VALUE_T)(base + i)
-                                           : vals_in[base + i];)
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
   KEY_T k[BS_ITEMS];
   BS_IF_VALUES(VALUE_T v[BS_ITEMS];)
+  /* Striped, coalesced loads, all issued before the first store to local
+   * memory (a load after a store waits for the one before it), padded past
+   * n with the largest bits; then blocked reads out of local memory. */
+  UNROLL_FULL for (uint j = 0; j < BS_ITEMS; j++) {
+    const uint i = j * BS_WG + lid;
+    k[j] = i < count ? keys_in[base + i] : 0;
+    BS_IF_VALUES(v[j] = i >= count ? 0 : make_index ? (VALUE_T)(base + i) : vals_in[base + i];)
+  }
+  UNROLL_FULL for (uint j = 0; j < BS_ITEMS; j++) {
+    const uint i = j * BS_WG + lid;
+    lk[PAD(i)] = i < count ? key_to_bits(k[j], kind, desc) : BS_MAX;
+    BS_IF_VALUES(lv[PAD(i)] = v[j];)
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
   UNROLL_FULL for (uint i = 0; i < BS_ITEMS; i++) {
     k[i] = lk[PAD(first + i)];
     BS_IF_VALUES(v[i] = lv[PAD(first + i)];)

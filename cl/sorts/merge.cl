@@ -47,6 +47,11 @@
 #if MG_TILE % MG_V != 0 || (MG_TILE & (MG_TILE - 1)) != 0
 #error "merge.cl needs MG_TILE to be a power of two of whole 16-byte vectors"
 #endif
+#if HAS_VALUES
+#define IF_MG_VALUES(...) __VA_ARGS__
+#else
+#define IF_MG_VALUES(...)
+#endif
 #define MG_KEY_V CAT(KEY_T, MG_V)
 #define MG_VALUE_V CAT(VALUE_T, MG_V)
 #define MG_VLOAD CAT(vload, MG_V)
@@ -93,24 +98,50 @@ inline bool before_diagonal(const global KEY_T *keys_a, const global KEY_T *keys
   const ulong a = pair, b = b_apart ? b_first : pair + na;                  \
   const ulong d0 = (out_begin) - pair
 
-/* partitions[g] = the co-rank of the first output of merge_pass's group g
- * (g < groups): how many of the pair's first d0 outputs come from A. One
- * work-item per group, a binary search over global keys. */
-__kernel void merge_partition(const global KEY_T *keys_in, const global KEY_T *keys_b,
-                              global ulong *partitions, ulong groups, ulong n, ulong run,
-                              ulong left, ulong b_first, int b_apart, int kind, int desc) {
-  const ulong g = get_global_id(0);
-  if (g >= groups) return;
+/* Work-items per merge_partition group: the probes of its search. */
+#define MP_WG (MG_WG < 32 ? MG_WG : 32)
+#if MP_WG > 1
+#define MP_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#define MP_BARRIER() ((void)0)
+#endif
+
+/* partitions[g] = the co-rank of the first output of merge_pass's group g:
+ * how many of the pair's first d0 outputs come from A. Group g (MP_WG
+ * work-items) searches for it: [lo, hi] brackets it; every round each
+ * work-item tests one of MP_WG evenly spaced points, and the pair of
+ * neighbouring votes that differ narrows the bracket by a factor of
+ * MP_WG + 1 (a binary search for one work-item), so that a run of 2^23
+ * keys takes 5 rounds of dependent global loads, not 23. Every work-item
+ * runs the same rounds: the loop condition is read from local memory
+ * after a barrier. */
+__kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition(
+    const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions, ulong n,
+    ulong run, ulong left, ulong b_first, int b_apart, int kind, int desc) {
+  local ulong bounds[2];
+  local uchar votes[MP_WG];
+  const uint lid = get_local_id(0);
+  const ulong g = get_group_id(0);
   MG_PAIR(g * MG_TILE);
-  ulong lo = d0 > nb ? d0 - nb : 0, hi = min(d0, na);
-  while (lo < hi) {
-    const ulong mid = (lo + hi) / 2;
-    if (before_diagonal(keys_in, keys_b, a, b, mid, d0, kind, desc))
-      lo = mid + 1;
-    else
-      hi = mid;
+  if (lid == 0) {
+    bounds[0] = d0 > nb ? d0 - nb : 0;
+    bounds[1] = min(d0, na);
   }
-  partitions[g] = lo;
+  MP_BARRIER();
+  for (;;) {
+    const ulong lo = bounds[0], hi = bounds[1];
+    if (lo >= hi) break;
+    const ulong p = lo + (lid + 1) * (hi - lo) / (MP_WG + 1);
+    const bool t = before_diagonal(keys_in, keys_b, a, b, p, d0, kind, desc);
+    votes[lid] = t;
+    MP_BARRIER();
+    /* Flat ifs, none nested in another: PoCL 5's work-group compiler
+     * crashes on nested ones between the barriers of a loop. */
+    if (t && (lid == MP_WG - 1 || !votes[lid + 1])) bounds[0] = p + 1;
+    if (!t && (lid == 0 || votes[lid - 1])) bounds[1] = p;
+    MP_BARRIER();
+  }
+  if (lid == 0) partitions[g] = bounds[0];
 }
 
 /* Merges the pairs of sorted runs of keys_in into keys_out (and their
@@ -143,8 +174,28 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
   const ulong a1 = min(max(a1_found, a0), a0 + (d1 - d0));
   const ulong b0 = d0 - a0, b1 = d1 - a1;
   const uint nat = (uint)(a1 - a0), nbt = (uint)(b1 - b0), len = (uint)(d1 - d0);
+#if MG_WG > 1
+  /* GPUs: MG_ITEMS keys per work-item, striped (coalesced), A's then B's,
+   * every load issued before the first store to local memory: a load
+   * after a store cannot be moved above it, and a loop of load-then-store
+   * waits out the memory latency once per trip. */
+  {
+    KEY_T r[MG_ITEMS];
+    UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
+      const uint e = j * MG_WG + lid;
+      const bool from_a = e < nat;
+      const global KEY_T *p = from_a ? keys_in + (a + a0 + e) : keys_b + (b + b0 + (e - nat));
+      r[j] = e < len ? *p : 0;
+    }
+    UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
+      const uint e = j * MG_WG + lid;
+      if (e < len) in[e] = key_to_bits(r[j], kind, desc);
+    }
+  }
+#else
   load_bits(in, keys_in, a + a0, nat, kind, desc);
   load_bits(in + nat, keys_b, b + b0, nbt, kind, desc);
+#endif
   MG_BARRIER();
 
   /* This work-item's outputs [dt, dt + MG_ITEMS) of the tile: its co-rank
@@ -182,6 +233,31 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
    * on one), scalars for the tail. */
   const ulong a_at = a + a0, b_at = b + b0 - nat; /* global position of in[s] */
   const uint vecs = len / MG_V;
+#if MG_WG > 1
+  /* GPUs: each work-item's MG_ITEMS / MG_V vectors are gathered first
+   * (the values from global memory, all loads in flight), then stored. */
+  {
+    KEY_T k[MG_ITEMS];
+    IF_MG_VALUES(VALUE_T w[MG_ITEMS];)
+    UNROLL_FULL for (uint j = 0; j < MG_ITEMS / MG_V; j++) {
+      UNROLL_FULL for (uint l = 0; l < MG_V; l++) {
+        const uint t = (j * MG_WG + lid) * MG_V + l;
+        const uint s = t < len ? src[PAD(t)] : 0;
+        k[j * MG_V + l] = bits_to_key(in[s], kind, desc);
+        IF_MG_VALUES(w[j * MG_V + l] =
+                         t >= len ? 0 : s < nat ? vals_in[a_at + s] : vals_b[b_at + s];)
+      }
+    }
+    UNROLL_FULL for (uint j = 0; j < MG_ITEMS / MG_V; j++) {
+      const uint v = j * MG_WG + lid;
+      if (v < vecs) {
+        if (write_keys)
+          ((global MG_KEY_V *)keys_out)[out_begin / MG_V + v] = MG_VLOAD(j, k);
+        IF_MG_VALUES(((global MG_VALUE_V *)vals_out)[out_begin / MG_V + v] = MG_VLOAD(j, w);)
+      }
+    }
+  }
+#else
   for (uint v0 = 0; v0 < vecs; v0 += MG_WG) {
     const uint v = v0 + lid;
     if (v >= vecs) continue;
@@ -199,6 +275,8 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     ((global MG_VALUE_V *)vals_out)[out_begin / MG_V + v] = MG_VLOAD(0, w);
 #endif
   }
+#endif
+  /* The tail (fewer than MG_V outputs, only in the last tile). */
   for (uint t0 = vecs * MG_V; t0 < len; t0 += MG_WG) {
     const uint t = t0 + lid;
     if (t >= len) continue;

@@ -111,11 +111,13 @@ static clsort_status merge_pass(clsort_context *ctx, const clsort__sort_job *job
   int kind = clsort__key_kind(job->type), desc = job->descending;
   cl_mem parts;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX2, groups * sizeof(cl_ulong), &parts));
-  clsort__arg pargs[] = {ARG(io->ka),   ARG(io->kb),      ARG(parts),      ARG(groups),
-                         ARG(n64),      ARG(io->run),     ARG(io->left),   ARG(io->b_first),
-                         ARG(io->b_apart), ARG(kind),     ARG(desc)};
-  size_t pwg = clsort__min(64, ctx->tuning.wg_size);
-  FORWARD_IF_ERROR(clsort__launch(ctx, k->partition, (size_t)groups, pwg, 11, pargs, 0, NULL, NULL));
+  clsort__arg pargs[] = {ARG(io->ka),   ARG(io->kb),    ARG(parts),   ARG(n64),
+                         ARG(io->run),  ARG(io->left),  ARG(io->b_first), ARG(io->b_apart),
+                         ARG(kind),     ARG(desc)};
+  /* A group of (at most) 32 probes per tile: merge.cl's MP_WG. */
+  size_t pwg = clsort__min(s.wg, 32);
+  FORWARD_IF_ERROR(
+      clsort__launch(ctx, k->partition, (size_t)groups * pwg, pwg, 10, pargs, 0, NULL, NULL));
   clsort__arg args[] = {ARG(io->ka),   ARG(io->kb),      ARG(io->ko),    ARG(io->va),
                         ARG(io->vb),   ARG(io->vo),      ARG(parts),     ARG(n64),
                         ARG(io->run),  ARG(io->left),    ARG(io->b_first), ARG(io->b_apart),
