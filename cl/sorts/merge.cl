@@ -112,12 +112,13 @@ inline bool before_diagonal(const global KEY_T *keys_a, const global KEY_T *keys
  * work-item tests one of MP_WG evenly spaced points, and the pair of
  * neighbouring votes that differ narrows the bracket by a factor of
  * MP_WG + 1 (a binary search for one work-item), so that a run of 2^23
- * keys takes 5 rounds of dependent global loads, not 23. Every work-item
- * runs the same rounds: the loop condition is read from local memory
- * after a barrier. */
+ * keys takes 5 rounds of dependent global loads, not 23. The host passes
+ * `rounds`, enough for the longest bracket: a loop of the same trip count
+ * for every work-item, with no exit in its body (PoCL 5's work-group
+ * compiler aborts on the loop with a break that was here). */
 __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition(
     const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions, ulong n,
-    ulong run, ulong left, ulong b_first, int b_apart, int kind, int desc) {
+    ulong run, ulong left, ulong b_first, int b_apart, int kind, int desc, uint rounds) {
   local ulong bounds[2];
   local uchar votes[MP_WG];
   const uint lid = get_local_id(0);
@@ -128,17 +129,17 @@ __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition
     bounds[1] = min(d0, na);
   }
   MP_BARRIER();
-  for (;;) {
+  for (uint r = 0; r < rounds; r++) {
     const ulong lo = bounds[0], hi = bounds[1];
-    if (lo >= hi) break;
+    const bool open = lo < hi;
     const ulong p = lo + (lid + 1) * (hi - lo) / (MP_WG + 1);
-    const bool t = before_diagonal(keys_in, keys_b, a, b, p, d0, kind, desc);
+    const bool t = open && before_diagonal(keys_in, keys_b, a, b, p, d0, kind, desc);
     votes[lid] = t;
     MP_BARRIER();
     /* Flat ifs, none nested in another: PoCL 5's work-group compiler
      * crashes on nested ones between the barriers of a loop. */
-    if (t && (lid == MP_WG - 1 || !votes[lid + 1])) bounds[0] = p + 1;
-    if (!t && (lid == 0 || votes[lid - 1])) bounds[1] = p;
+    if (open && t && (lid == MP_WG - 1 || !votes[lid + 1])) bounds[0] = p + 1;
+    if (open && !t && (lid == 0 || votes[lid - 1])) bounds[1] = p;
     MP_BARRIER();
   }
   if (lid == 0) partitions[g] = bounds[0];

@@ -111,13 +111,17 @@ static clsort_status merge_pass(clsort_context *ctx, const clsort__sort_job *job
   int kind = clsort__key_kind(job->type), desc = job->descending;
   cl_mem parts;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX2, groups * sizeof(cl_ulong), &parts));
+  /* A group of (at most) 32 probes per tile (merge.cl's MP_WG), and the
+   * rounds that shrink the longest bracket (at most min(left, n) + 1
+   * candidates) to one: each divides it by the probes + 1. */
+  size_t pwg = clsort__min(s.wg, 32);
+  cl_uint rounds = 0;
+  for (size_t reach = 1; reach <= clsort__min((size_t)io->left, job->n); reach *= pwg + 1) rounds++;
   clsort__arg pargs[] = {ARG(io->ka),   ARG(io->kb),    ARG(parts),   ARG(n64),
                          ARG(io->run),  ARG(io->left),  ARG(io->b_first), ARG(io->b_apart),
-                         ARG(kind),     ARG(desc)};
-  /* A group of (at most) 32 probes per tile: merge.cl's MP_WG. */
-  size_t pwg = clsort__min(s.wg, 32);
+                         ARG(kind),     ARG(desc),      ARG(rounds)};
   FORWARD_IF_ERROR(
-      clsort__launch(ctx, k->partition, (size_t)groups * pwg, pwg, 10, pargs, 0, NULL, NULL));
+      clsort__launch(ctx, k->partition, (size_t)groups * pwg, pwg, 11, pargs, 0, NULL, NULL));
   clsort__arg args[] = {ARG(io->ka),   ARG(io->kb),      ARG(io->ko),    ARG(io->va),
                         ARG(io->vb),   ARG(io->vo),      ARG(parts),     ARG(n64),
                         ARG(io->run),  ARG(io->left),    ARG(io->b_first), ARG(io->b_apart),
