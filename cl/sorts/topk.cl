@@ -5,9 +5,14 @@
  * whose bucket holds rank k, and, when that bucket is much smaller than
  * the candidates, keeps only its keys (flags for the shared compact
  * primitive). The last step appends every key at or below the k-th.
+ * Before all that, the sampled path (src/sorts/top_k_sample.c) tries to
+ * find the candidates in one pass: topk_sample draws keys for the host to
+ * pick thresholds from, and topk_filter keeps the keys between them.
  *
- * Needs common.cl and keys.cl before it (KEY_T, KEY_BITS). Only the
- * histogram uses local memory and barriers (at its top level). Work-group:
+ * Needs common.cl, wg_scan.cl@u32 and keys.cl before it (KEY_T,
+ * KEY_BITS). Only the histogram and the filter use local memory and
+ * barriers (at their top level, with trip counts uniform over the group).
+ * Work-group:
  * WG_SIZE; every kernel walks
  * elements [0, n): one work-item per element in turn on GPUs (the grid
  * strides over n), a contiguous run per work-item in the CPU shape
@@ -71,4 +76,107 @@ KERNEL void topk_append(__global const KEY_T *keys, ulong n, KEY_T threshold, in
       if (positions && !wide) pos32[at] = (uint)i;
     }
   }
+}
+
+/* The sample of the sampled path: out[i] = the order bits of one key of
+ * stratum i, [i * n / s, (i + 1) * n / s), at an offset a hash of i picks,
+ * so that sorted input gives exact quantiles and a period in the input
+ * cannot line up with the strata. s <= n, n < 2^32. */
+KERNEL void topk_sample(__global const KEY_T *keys, ulong n, uint s, int kind, int desc,
+                        __global KEY_T *out) {
+  for (uint i = get_global_id(0); i < s; i += get_global_size(0)) {
+    ulong first = (ulong)i * n / s, len = (ulong)(i + 1) * n / s - first;
+    uint h = (i + 1u) * 0x9E3779B9u;
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    out[i] = key_to_bits(keys[first + h % len], kind, desc);
+  }
+}
+
+/* The sampled path's one pass: of the keys of chunk g, [g * chunk, g *
+ * chunk + chunk) within [0, n), those whose order bits lie in [lo, hi]
+ * are appended (with `positions` their input positions, 4-byte, or 8-byte
+ * with wide) at slots that the counter ctl[0] hands out, in no particular
+ * order; slots from `cap` on are counted but not written. ctl[1 + g] =
+ * the chunk's keys below lo. n < 2^32.
+ * GPU shape: the group walks its chunk a tile (TILE keys, striped over
+ * the work-items; TK_ITEMS per work-item) at a time, ranks the tile's candidates with the
+ * work-group scan and takes their slots with one atomic per tile, so that
+ * the counter sees one add per tile, not per key. Local: WG_SIZE + 1
+ * uints. Invariant: the counter holds every candidate of the tiles that
+ * finished. CPU shape (WG_SIZE 1): one work-item walks its chunk in a
+ * serial loop, one atomic per candidate (candidates are rare: a few per
+ * thousand keys). */
+#if ITEMS > 32
+#define TK_ITEMS 32 /* one bit per item in a uint */
+#else
+#define TK_ITEMS ITEMS
+#endif
+KERNEL void topk_filter(__global const KEY_T *keys, ulong n, ulong chunk, KEY_T lo, KEY_T hi,
+                        int kind, int desc, uint cap, __global KEY_T *out_keys, int positions,
+                        int wide, __global uint *pos32, __global ulong *pos64,
+                        volatile __global uint *ctl) {
+  ulong begin = get_group_id(0) * chunk, end = min(n, begin + chunk);
+  uint under = 0;
+#if WG_SIZE == 1
+  key_flips f = key_flips_for(kind, desc);
+  for (ulong i = begin; i < end; i++) {
+    KEY_T raw = keys[i], b = key_to_bits_flip(raw, f);
+    under += b < lo;
+    if (b >= lo && b <= hi) {
+      uint at = atomic_inc(&ctl[0]);
+      if (at < cap) {
+        out_keys[at] = raw;
+        if (positions && wide) pos64[at] = i;
+        if (positions && !wide) pos32[at] = (uint)i;
+      }
+    }
+  }
+  ctl[1 + get_group_id(0)] = under;
+#else
+  __local uint tmp[WG_SIZE];
+  __local uint tile_at;
+  uint lid = get_local_id(0);
+  for (ulong base = begin; base < end; base += WG_SIZE * TK_ITEMS) {
+    KEY_T v[TK_ITEMS];
+    uint in = 0, mine = 0; /* bit j: item j is a candidate */
+UNROLL
+    for (uint j = 0; j < TK_ITEMS; j++) {
+      ulong i = base + j * WG_SIZE + lid;
+      v[j] = i < end ? keys[i] : (KEY_T)0;
+    }
+UNROLL
+    for (uint j = 0; j < TK_ITEMS; j++) {
+      ulong i = base + j * WG_SIZE + lid;
+      KEY_T b = key_to_bits(v[j], kind, desc);
+      bool real = i < end;
+      under += real && b < lo;
+      bool c = real && b >= lo && b <= hi;
+      in |= (uint)c << j;
+      mine += c;
+    }
+    uint total, rank = wg_exclusive_sum_u32(mine, &total, tmp);
+    if (lid == 0 && total) tile_at = atomic_add(&ctl[0], total);
+    WG_BARRIER();
+    /* Read before the next tile's scan, whose barriers come before the
+     * next write of tile_at. */
+    uint at = tile_at + rank;
+    if (total) {
+UNROLL
+      for (uint j = 0; j < TK_ITEMS; j++) {
+        if (!((in >> j) & 1u)) continue;
+        if (at < cap) {
+          ulong i = base + j * WG_SIZE + lid;
+          out_keys[at] = v[j];
+          if (positions && wide) pos64[at] = i;
+          if (positions && !wide) pos32[at] = (uint)i;
+        }
+        at++;
+      }
+    }
+  }
+  uint group_under = wg_reduce_u32(under, 0, tmp);
+  if (lid == 0) ctl[1 + get_group_id(0)] = group_under;
+#endif
 }
