@@ -106,8 +106,9 @@ KERNEL void topk_sample(__global const KEY_T *keys, ulong n, uint s, int kind, i
  * the counter sees one add per tile, not per key. Local: WG_SIZE + 1
  * uints. Invariant: the counter holds every candidate of the tiles that
  * finished. CPU shape (WG_SIZE 1): one work-item walks its chunk in a
- * serial loop, one atomic per candidate (candidates are rare: a few per
- * thousand keys). */
+ * serial loop, TK_CPU_BLOCK keys at a time, one atomic per block that
+ * has candidates; private: TK_CPU_BLOCK ushorts. */
+#define TK_CPU_BLOCK 2048 /* keys: 8 or 16 KB, in the L1 cache; offsets fit a ushort */
 #if ITEMS > 32
 #define TK_ITEMS 32 /* one bit per item in a uint */
 #else
@@ -120,17 +121,42 @@ KERNEL void topk_filter(__global const KEY_T *keys, ulong n, ulong chunk, KEY_T 
   ulong begin = get_group_id(0) * chunk, end = min(n, begin + chunk);
   uint under = 0;
 #if WG_SIZE == 1
+  /* A block at a time: count its candidates (a loop the compiler
+   * vectorises), and only when there are some, note their offsets, take
+   * their slots with one atomic and copy them. Where candidates are dense
+   * the offsets are noted without a branch. An atomic per candidate cost
+   * 25 ms of a 2^22-key select on 2 cores (11% candidates); noting every
+   * block's offsets, 10 ms for any k; the count alone, 2 ms. */
   key_flips f = key_flips_for(kind, desc);
-  for (ulong i = begin; i < end; i++) {
-    KEY_T raw = keys[i], b = key_to_bits_flip(raw, f);
-    under += b < lo;
-    if (b >= lo && b <= hi) {
-      uint at = atomic_inc(&ctl[0]);
-      if (at < cap) {
-        out_keys[at] = raw;
-        if (positions && wide) pos64[at] = i;
-        if (positions && !wide) pos32[at] = (uint)i;
+  ushort idx[TK_CPU_BLOCK];
+  for (ulong block = begin; block < end; block += TK_CPU_BLOCK) {
+    uint len = (uint)min((ulong)TK_CPU_BLOCK, end - block), found = 0;
+    for (uint j = 0; j < len; j++) {
+      KEY_T b = key_to_bits_flip(keys[block + j], f);
+      under += b < lo;
+      found += (b >= lo) & (b <= hi);
+    }
+    if (!found) continue;
+    uint noted = 0;
+    if (found < len / 16) {
+      for (uint j = 0; j < len; j++) {
+        KEY_T b = key_to_bits_flip(keys[block + j], f);
+        if (b >= lo && b <= hi) idx[noted++] = (ushort)j;
       }
+    } else {
+      for (uint j = 0; j < len; j++) {
+        KEY_T b = key_to_bits_flip(keys[block + j], f);
+        idx[noted] = (ushort)j;
+        noted += (b >= lo) & (b <= hi);
+      }
+    }
+    uint at = atomic_add(&ctl[0], found);
+    uint room = at < cap ? min(found, cap - at) : 0;
+    for (uint j = 0; j < room; j++) {
+      ulong i = block + idx[j];
+      out_keys[at + j] = keys[i];
+      if (positions && wide) pos64[at + j] = i;
+      if (positions && !wide) pos32[at + j] = (uint)i;
     }
   }
   ctl[1 + get_group_id(0)] = under;

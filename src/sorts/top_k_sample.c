@@ -156,8 +156,11 @@ static clsort_status draw_sample(clsort_context *ctx, const clsort__sort_job *jo
   cl_uint s32 = (cl_uint)s;
   int kind = clsort__key_kind(job->type), desc = job->descending;
   clsort__arg args[] = {ARG(keys), ARG(n64), ARG(s32), ARG(kind), ARG(desc), ARG(ctl)};
+  /* A work-item per key on GPUs; the CPU shape's groups of one
+   * work-item cost a launch each, so there a few walk the sample. */
   size_t wg = ctx->tuning.wg_size;
-  FORWARD_IF_ERROR(clsort__launch(ctx, k, clsort__div_up(s, wg) * wg, wg, 6, args, 0, NULL, NULL));
+  size_t global = wg > 1 ? clsort__div_up(s, wg) * wg : clsort__chunking(ctx, s, 256).groups;
+  FORWARD_IF_ERROR(clsort__launch(ctx, k, global, wg, 6, args, 0, NULL, NULL));
   /* Read as the kernel wrote them, then widened in place from the end. */
   FORWARD_IF_ERROR(
       CL_CHECK(clEnqueueReadBuffer(ctx->queue, ctl, CL_TRUE, 0, s * ks, a, 0, NULL, NULL)));
