@@ -28,8 +28,10 @@ clsort__select_path clsort__top_k_path(void) { return last_path; }
 void clsort__top_k_set_path(clsort__select_path p) { last_path = p; }
 
 /* CLSORT_TOPK: "radix" never samples; "low" and "tight" make the sampled
- * path miss (a threshold at the sample's smallest key; a buffer of one
- * candidate), so that the tests reach the fallback. Read at each call. */
+ * path miss, so that the tests reach the fallback: thresholds at the
+ * lowest order bits (0, which no key of the tests' random data has: too
+ * few candidates), or a buffer of one candidate (too many). Read at each
+ * call. */
 typedef enum knob { KNOB_NONE, KNOB_RADIX, KNOB_LOW, KNOB_TIGHT } knob;
 static knob read_knob(void) {
   const char *v = getenv("CLSORT_TOPK");
@@ -116,6 +118,24 @@ static uint64_t nth_smallest(uint64_t *a, size_t m, size_t j) {
   return a[j];
 }
 
+/* The j-th smallest (0-based) of a[0, m) for a small j (< 64), in one
+ * pass that keeps the j + 1 smallest seen in order: most keys cost one
+ * comparison, where the quickselect moves every key a few times (the
+ * host's time counts in top-k's). a is left as it was. */
+#define FEW_RANKS 64
+static uint64_t nth_smallest_few(const uint64_t *a, size_t m, size_t j) {
+  uint64_t best[FEW_RANKS];
+  size_t have = 0;
+  for (size_t i = 0; i < m; i++) {
+    uint64_t x = a[i];
+    if (have == j + 1 && x >= best[j]) continue;
+    size_t at = have < j + 1 ? have++ : j;
+    for (; at > 0 && best[at - 1] > x; at--) best[at] = best[at - 1];
+    best[at] = x;
+  }
+  return best[j];
+}
+
 /* The plan for n keys and the ranks [first, last]: the sample size, the
  * two sample ranks (lo_rank -1: no lower threshold; hi_rank >= s: no
  * upper one), the candidates' buffer and whether they are few enough
@@ -134,7 +154,6 @@ static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
    * or below the sample's j-th are j + 1 keys at or below it. */
   p.hi_rank = clsort__min(rank_above((double)(last + 1) * per), last);
   p.lo_rank = first ? rank_below((double)(first + 1) * per) : -1;
-  if (kb == KNOB_LOW) p.hi_rank = 0, p.lo_rank = first ? 0 : -1;
   /* The keys from one sample key to one m ranks on: about m gaps of n / s
    * keys (Gamma(m) in units of n / s); above mu units with a chance below
    * 1e-6 (Bernstein). */
@@ -199,13 +218,16 @@ clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_
   RETURN_IF(!a, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for top-k's sample");
   clsort_status st = draw_sample(ctx, job, keys, n, p.s, ctl, a);
   if (st != CLSORT_SUCCESS) goto cleanup;
-  uint64_t hi = p.hi_rank < p.s ? nth_smallest(a, p.s, p.hi_rank) : ones;
+  uint64_t hi = p.hi_rank >= p.s               ? ones
+                : p.hi_rank < FEW_RANKS && first == 0 ? nth_smallest_few(a, p.s, p.hi_rank)
+                                                    : nth_smallest(a, p.s, p.hi_rank);
   /* a[0, hi_rank) now holds the smaller sample keys: the lower threshold
    * is among them (or is hi itself, when CLSORT_TOPK=low makes them meet). */
   size_t smaller = clsort__min(p.hi_rank, p.s);
-  uint64_t lo = p.lo_rank < 0                    ? 0
-                : (size_t)p.lo_rank < smaller ? nth_smallest(a, smaller, (size_t)p.lo_rank)
-                                                 : hi;
+  uint64_t lo = p.lo_rank < 0 || (size_t)p.lo_rank >= smaller
+                    ? 0 /* no lower threshold: always safe, only more candidates */
+                    : nth_smallest(a, smaller, (size_t)p.lo_rank);
+  if (kb == KNOB_LOW) lo = hi = 0;
 
   /* The pass. */
   cl_uint zero = 0, cap32 = (cl_uint)p.cap;
