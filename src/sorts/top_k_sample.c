@@ -180,11 +180,18 @@ static clsort_status draw_sample(clsort_context *ctx, const clsort__sort_job *jo
   size_t wg = ctx->tuning.wg_size;
   size_t global = wg > 1 ? clsort__div_up(s, wg) * wg : clsort__chunking(ctx, s, 256).groups;
   FORWARD_IF_ERROR(clsort__launch(ctx, k, global, wg, 6, args, 0, NULL, NULL));
-  /* Read as the kernel wrote them, then widened in place from the end. */
+  /* Read as the kernel wrote them, then widened in place from the end
+   * (through memcpy: the bytes are read as 4-byte and written as 8-byte
+   * integers). */
   FORWARD_IF_ERROR(
       CL_CHECK(clEnqueueReadBuffer(ctx->queue, ctl, CL_TRUE, 0, s * ks, a, 0, NULL, NULL)));
-  if (ks == 4)
-    for (size_t i = s; i-- > 0;) a[i] = ((const uint32_t *)a)[i];
+  if (ks == 4) {
+    for (size_t i = s; i-- > 0;) {
+      uint32_t v;
+      memcpy(&v, (const unsigned char *)a + i * 4, 4);
+      a[i] = v;
+    }
+  }
   return CLSORT_SUCCESS;
 }
 
