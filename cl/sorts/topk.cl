@@ -165,18 +165,21 @@ KERNEL void topk_filter(__global const KEY_T *keys, ulong n, ulong chunk, KEY_T 
   __local uint tile_at;
   uint lid = get_local_id(0);
   for (ulong base = begin; base < end; base += WG_SIZE * TK_ITEMS) {
+    /* Offsets within the tile in 32 bits: 64-bit positions per item took
+     * 107 registers (u32 keys, sm_90), a quarter of an SM's threads. */
+    uint len = (uint)min((ulong)(WG_SIZE * TK_ITEMS), end - base);
+    __global const KEY_T *tile = keys + base;
     KEY_T v[TK_ITEMS];
     uint in = 0, mine = 0; /* bit j: item j is a candidate */
 UNROLL
     for (uint j = 0; j < TK_ITEMS; j++) {
-      ulong i = base + j * WG_SIZE + lid;
-      v[j] = i < end ? keys[i] : (KEY_T)0;
+      uint o = j * WG_SIZE + lid;
+      v[j] = o < len ? tile[o] : (KEY_T)0;
     }
 UNROLL
     for (uint j = 0; j < TK_ITEMS; j++) {
-      ulong i = base + j * WG_SIZE + lid;
       KEY_T b = key_to_bits(v[j], kind, desc);
-      bool real = i < end;
+      bool real = j * WG_SIZE + lid < len;
       under += real && b < lo;
       bool c = real && b >= lo && b <= hi;
       in |= (uint)c << j;
@@ -188,18 +191,14 @@ UNROLL
     /* Read before the next tile's scan, whose barriers come before the
      * next write of tile_at. */
     uint at = tile_at + rank;
-    if (total) {
-UNROLL
-      for (uint j = 0; j < TK_ITEMS; j++) {
-        if (!((in >> j) & 1u)) continue;
-        if (at < cap) {
-          ulong i = base + j * WG_SIZE + lid;
-          out_keys[at] = v[j];
-          if (positions && wide) pos64[at] = i;
-          if (positions && !wide) pos32[at] = (uint)i;
-        }
-        at++;
-      }
+    /* The candidates, few: a loop over the set bits (unrolled over every
+     * item, it held registers in every tile). The keys are read again,
+     * from the cache, so that v[] is dead after the flags. */
+    for (; in && at < cap; in &= in - 1u, at++) {
+      uint o = lowest_bit(in) * WG_SIZE + lid;
+      out_keys[at] = tile[o];
+      if (positions && wide) pos64[at] = base + o;
+      if (positions && !wide) pos32[at] = (uint)(base + o);
     }
   }
   uint group_under = wg_reduce_u32(under, 0, tmp);
