@@ -716,8 +716,11 @@ CLSORT_API clsort_status clsort_context_set_scratch(clsort_context *ctx, cl_mem 
  * pairs, merge pairs, segmented sort with values; 0: keys only) or the
  * index size of top-k (0: no indices). options as the call takes them.
  * The figure covers the data the call may meet: top-k over every k
- * (measured at k = 1 with every key equal, the most candidates, and at k =
- * n); select on every key equal; the segmented sort on one segment of n
+ * (measured at k = 1 with every key equal, the most candidates, at k =
+ * n, and at k = 1 on random keys); select on every key equal and on
+ * random keys (in both, the radix select's largest compactions and the
+ * sampled path's largest buffers are asked up front, whatever the keys
+ * make); the segmented sort on one segment of n
  * keys plus the list of n / 2 short segments; merge with n / 2 keys a
  * side. The sample sort and quicksort plan on their data: for them it is
  * measured on random keys, and other data may need more. Operations:

@@ -89,6 +89,14 @@ clsort_status clsort__radix_select(clsort_context *ctx, const clsort__sort_job *
   cl_mem cur = keys, spare[2] = {NULL, NULL}, table, flags, count;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_COUNT, sizeof(cl_ulong), &count));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_TABLE, BUCKETS * sizeof(cl_uint), &table));
+  /* clsort_scratch_bytes (ctx->measuring) runs on synthetic keys: ask
+   * the largest compactions any keys make up front (a bucket kept holds
+   * at most an eighth of the candidates). */
+  if (ctx->measuring && n >= 2) {
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_FLAGS, n, &flags));
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_A, n / 8 * ks + ks, &spare[0]));
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_B, n / 64 * ks + ks, &spare[1]));
+  }
   size_t m = n, r = rank, less = 0, turn = 0;
   uint64_t prefix = 0, mask = 0;
   for (unsigned shift = (unsigned)ks * 8 - DIGIT_BITS;; shift -= DIGIT_BITS) {

@@ -146,6 +146,17 @@ typedef struct plan {
   bool worth;
 } plan;
 
+/* The buffer for the keys from one sample key to one m sample ranks on:
+ * about m gaps of n / s keys (Gamma(m) in units of n / s); above mu units
+ * with a chance below 1e-6 (Bernstein). */
+static size_t cap_for(size_t n, size_t s, double m) {
+  double mu = (m - 1) + MISS_LOG + root(MISS_LOG * MISS_LOG + 2 * MISS_LOG * (m - 1));
+  return clsort__min(n, (size_t)(mu * (double)n / (double)s) + 2);
+}
+
+/* The largest buffer of a plan worth running (m <= s / 4). */
+static size_t largest_cap(size_t n, size_t s) { return cap_for(n, s, (double)s / 4); }
+
 static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
   plan p;
   p.s = clsort__min(16384, clsort__max(256, n >> 10));
@@ -154,12 +165,8 @@ static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
    * or below the sample's j-th are j + 1 keys at or below it. */
   p.hi_rank = clsort__min(rank_above((double)(last + 1) * per), last);
   p.lo_rank = first ? rank_below((double)(first + 1) * per) : -1;
-  /* The keys from one sample key to one m ranks on: about m gaps of n / s
-   * keys (Gamma(m) in units of n / s); above mu units with a chance below
-   * 1e-6 (Bernstein). */
   double m = (double)p.hi_rank - (double)p.lo_rank;
-  double mu = (m - 1) + MISS_LOG + root(MISS_LOG * MISS_LOG + 2 * MISS_LOG * (m - 1));
-  p.cap = clsort__min(n, (size_t)(mu / per) + 2);
+  p.cap = cap_for(n, p.s, m);
   p.worth = m <= (double)p.s / 4;
   if (kb == KNOB_TIGHT) p.cap = 1;
   return p;
@@ -214,9 +221,14 @@ clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_
   clsort__chunks c = clsort__chunking(ctx, n, tile);
   cl_mem ctl, ck, cp = NULL;
   size_t ctl_bytes = clsort__max(p.s * ks, (1 + c.groups) * sizeof(cl_uint));
+  /* clsort_scratch_bytes (ctx->measuring) asks the largest buffers any
+   * rank's plan takes, then runs the radix select: its compactions, which
+   * a run on synthetic keys might not reach through this path. */
+  size_t room = ctx->measuring ? largest_cap(n, p.s) : p.cap;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_CTL, ctl_bytes, &ctl));
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_KEYS, p.cap * ks, &ck));
-  if (is) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_POSITIONS, p.cap * is, &cp));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_KEYS, room * ks, &ck));
+  if (is) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_POSITIONS, room * is, &cp));
+  if (ctx->measuring) return CLSORT_SUCCESS;
   cl_kernel filter;
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_filter", &filter));
 
