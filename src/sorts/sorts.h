@@ -144,7 +144,8 @@ clsort_status clsort__radix_select(clsort_context *ctx, const clsort__sort_job *
  * finds the rank's key in one pass: what clsort_select runs. */
 clsort_status clsort__select_key(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
                                  size_t n, size_t rank, clsort__selected *out);
-/* A kernel of topk.cl for keys of key_size bytes (4 or 8). */
+/* A kernel of topk.cl for keys of key_size bytes (4 or 8)
+ * (top_k_sample.c). */
 clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const char *name,
                                   cl_kernel *out);
 

@@ -15,18 +15,9 @@
 
 #include <string.h>
 
-static const char *const topk_files[] = {"common/common.cl", "common/wg_scan.cl@u32",
-                                         "sorts/keys.cl", "sorts/topk.cl", NULL};
-static const clsort__program_spec topk_spec = {"topk", topk_files};
-
 /* Bits per round: 256 buckets, four rounds for 4-byte keys. */
 #define DIGIT_BITS 8u
 #define BUCKETS (1u << DIGIT_BITS)
-
-clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const char *name,
-                                  cl_kernel *out) {
-  return clsort__key_width_kernel(ctx, &topk_spec, key_size, name, out);
-}
 
 /* An element-wise kernel over n elements (topk.cl's TK_FOR): enough
  * groups to fill the device, none idle. */

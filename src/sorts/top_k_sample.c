@@ -13,6 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The topk program (topk.cl): the sampled path's kernels and the radix
+ * select's (top_k.c, which calls this file, not the other way round). */
+static const char *const topk_files[] = {"common/common.cl", "common/wg_scan.cl@u32",
+                                         "sorts/keys.cl", "sorts/topk.cl", NULL};
+static const clsort__program_spec topk_spec = {"topk", topk_files};
+
+clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const char *name,
+                                  cl_kernel *out) {
+  return clsort__key_width_kernel(ctx, &topk_spec, key_size, name, out);
+}
+
 /* Below this many keys the radix select's few rounds cost as little. */
 #define SAMPLE_MIN_N 4096u
 /* The chance that a threshold misses or the buffer overflows, each, for
