@@ -176,7 +176,16 @@ static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
    * or below the sample's j-th are j + 1 keys at or below it. */
   p.hi_rank = clsort__min(rank_above((double)(last + 1) * per), last);
   p.lo_rank = first ? rank_below((double)(first + 1) * per) : -1;
-  double m = (double)p.hi_rank - (double)p.lo_rank;
+  /* The same counted from the top (the j-th largest sample key), which
+   * is tighter for ranks in the upper part: the tighter of the two bounds
+   * is kept (each misses with a chance below 1e-6). */
+  long hi_top = rank_below((double)(n - last) * per);
+  if (hi_top >= 0) p.hi_rank = clsort__min(p.hi_rank, p.s - 1 - (size_t)hi_top);
+  size_t lo_top = rank_above((double)(n - first) * per);
+  if (first && lo_top < p.s && (long)(p.s - 1 - lo_top) > p.lo_rank)
+    p.lo_rank = (long)(p.s - 1 - lo_top);
+  /* Sample gaps between the thresholds (to the top without an upper one). */
+  double m = (double)clsort__min(p.hi_rank, p.s) - (double)p.lo_rank;
   p.cap = cap_for(n, p.s, m);
   p.worth = m <= (double)p.s / 4;
   if (kb == KNOB_TIGHT) p.cap = 1;

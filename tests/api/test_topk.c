@@ -192,8 +192,8 @@ T_TEST(topk_sampled) {
   if (t_skip_type(t)) return;
   unsetenv("CLSORT_TOPK");
   size_t n = 1u << 16;
-  size_t kk[3] = {1, 100, 1000}, ranks[2] = {7, 6000};
-  sampled_case(t, D_UNIFORM, n, _i == 1, kk, 3, PATH_SAMPLED, ranks, 2, PATH_SAMPLED);
+  size_t kk[3] = {1, 100, 1000}, ranks[4] = {7, 6000, n - 6000, n - 1};
+  sampled_case(t, D_UNIFORM, n, _i == 1, kk, 3, PATH_SAMPLED, ranks, 4, PATH_SAMPLED);
   /* Thresholds too low. */
   size_t k_low[1] = {1000};
   setenv("CLSORT_TOPK", "low", 1);
