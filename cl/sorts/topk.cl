@@ -12,11 +12,10 @@
  * Needs common.cl, wg_scan.cl@u32 and keys.cl before it (KEY_T,
  * KEY_BITS). Only the histogram and the filter use local memory and
  * barriers (at their top level, with trip counts uniform over the group).
- * Work-group:
- * WG_SIZE; every kernel walks
- * elements [0, n): one work-item per element in turn on GPUs (the grid
- * strides over n), a contiguous run per work-item in the CPU shape
- * (WG_SIZE 1), where a stride would defeat the cache. */
+ * Work-group: WG_SIZE. The radix select's kernels walk elements [0, n):
+ * one work-item per element in turn on GPUs (the grid strides over n), a
+ * contiguous run per work-item in the CPU shape (WG_SIZE 1), where a
+ * stride would defeat the cache. */
 
 #if WG_SIZE == 1
 #define TK_FOR(i, n)                                                         \
@@ -100,14 +99,14 @@ KERNEL void topk_sample(__global const KEY_T *keys, ulong n, uint s, int kind, i
  * with wide) at slots that the counter ctl[0] hands out, in no particular
  * order; slots from `cap` on are counted but not written. ctl[1 + g] =
  * the chunk's keys below lo. n < 2^32.
- * GPU shape: the group walks its chunk a tile (TILE keys, striped over
- * the work-items; TK_ITEMS per work-item) at a time, ranks the tile's candidates with the
- * work-group scan and takes their slots with one atomic per tile, so that
- * the counter sees one add per tile, not per key. Local: WG_SIZE + 1
- * uints. Invariant: the counter holds every candidate of the tiles that
- * finished. CPU shape (WG_SIZE 1): one work-item walks its chunk in a
- * serial loop, TK_CPU_BLOCK keys at a time, one atomic per block that
- * has candidates; private: a bit per key of the block. */
+ * GPU shape: the group walks its chunk a tile (WG_SIZE * TK_ITEMS keys,
+ * striped over the work-items) at a time, ranks the tile's candidates
+ * with the work-group scan and takes their slots with one atomic per
+ * tile, so that the counter sees one add per tile, not per key. Local:
+ * WG_SIZE + 1 uints. Invariant: the counter holds every candidate of the
+ * tiles that finished. CPU shape (WG_SIZE 1): one work-item walks its
+ * chunk in a serial loop, TK_CPU_BLOCK keys at a time, one atomic per
+ * block that has candidates; private: a bit per key of the block. */
 #define TK_CPU_BLOCK 2048 /* keys: 8 or 16 KB, in the L1 cache */
 #if ITEMS > 32
 #define TK_ITEMS 32 /* one bit per item in a uint */
