@@ -159,12 +159,15 @@ typedef enum clsort_algorithm {
    * sort, plus a few MB of tables. CLSORT_SAMPLE=K[:S] (environment)
    * overrides the buckets per split and the oversampling. */
   CLSORT_SAMPLE = 3,
-  /* Merge sort: bitonic tiles as runs, then merge-path passes (one launch
-   * per doubling; co-rank splits give every work-group an equal share).
-   * Always stable (CLSORT_STABLE costs nothing). Whole keys only: a bit
-   * range returns CLSORT_ERROR_UNSUPPORTED. Scratch: n keys (keys only);
-   * n keys + n values (pairs); 2n keys + n indices (argsort).
-   * CLSORT_MERGE=WG:ITEMS (environment) overrides the merge tile. */
+  /* Merge sort: runs from a block merge sort of tiles in local memory on
+   * GPUs (serial blocks on CPUs), then merge-path passes (one partition
+   * launch and one merge launch per doubling; co-rank splits give every
+   * work-group an equal share). Always stable (CLSORT_STABLE costs
+   * nothing). Whole keys only: a bit range returns
+   * CLSORT_ERROR_UNSUPPORTED. Scratch: n keys (keys only); n keys + n
+   * values (pairs); 2n keys + n indices (argsort); plus 8 bytes of co-rank
+   * per merge tile (n / 512 bytes at most). CLSORT_MERGE=WG:ITEMS
+   * (environment) overrides the merge tile. */
   CLSORT_MERGE = 4,
   /* Quicksort: each level splits every segment around a pivot sampled from
    * 63 strata, through the shared split primitive; keys equal to a
@@ -517,7 +520,9 @@ CLSORT_API clsort_status clsort_select_buffer(clsort_context *ctx, clsort_type t
  *
  * clsort_merge_pairs moves values (value_size bytes each: 4 or 8) with
  * their keys: out_values[i] is the value of the key at out[i];
- * out_values must not overlap a_values, b_values or out.
+ * out_values must not overlap a_values, b_values or out. Device scratch:
+ * 8 bytes of co-rank per merge tile (about (na + nb) / 256 bytes; 0.4
+ * and later; 0.3 used none).
  *
  * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, a NULL
  * array with elements to read or write, unknown type or flags, bad

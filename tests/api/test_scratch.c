@@ -40,7 +40,9 @@ T_TEST(scratch_serves_calls) {
   /* A pairs sort needs at least a copy of the keys and of the values. */
   ASSERT_GE_U64(sort_bytes, n * 8);
   ASSERT_GE_U64(topk_bytes, n);
-  ASSERT_EQ_U64(merge_bytes, 0);
+  /* A merge's only scratch is its co-rank table: 8 bytes per tile. */
+  /* (plus the rounding up to the device's buffer alignment, 512 bytes on PoCL) */
+  ASSERT_LE_U64(merge_bytes, n / 256 + 1024);
   size_t most = sort_bytes > topk_bytes ? sort_bytes : topk_bytes;
   most = most > seg_bytes ? most : seg_bytes;
 
