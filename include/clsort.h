@@ -489,10 +489,11 @@ CLSORT_API clsort_status clsort_top_k_buffer(clsort_context *ctx, clsort_type ty
 
 /* The key at position k (0-based) of the order clsort_sort would produce
  * for these options, written at out_key (one key). `keys` is untouched.
- * The sampled path of clsort_top_k with two thresholds that bracket rank
- * k (where they leave at most about a quarter of the keys between them),
- * then the radix select of the keys between them; else the radix select
- * of all keys: one histogram (1 KB) read back per 8 bits of key. Returns
+ * On CPU devices, the sampled path of clsort_top_k with two thresholds
+ * that bracket rank k (where they leave at most about a quarter of the
+ * keys between them), then the radix select of the keys between them;
+ * else (and on GPUs, where it measured faster) the radix select of all
+ * keys: one histogram (1 KB) read back per 8 bits of key. Returns
  * as clsort_top_k, with CLSORT_ERROR_INVALID_ARGUMENT for k >= n (so for
  * n == 0) and for a NULL out_key. Since 0.3. */
 CLSORT_API clsort_status clsort_select(clsort_context *ctx, clsort_type type, const void *keys,
@@ -521,7 +522,7 @@ CLSORT_API clsort_status clsort_select_buffer(clsort_context *ctx, clsort_type t
  * clsort_merge_pairs moves values (value_size bytes each: 4 or 8) with
  * their keys: out_values[i] is the value of the key at out[i];
  * out_values must not overlap a_values, b_values or out. Device scratch:
- * 8 bytes of co-rank per merge tile (about (na + nb) / 256 bytes; 0.4
+ * 8 bytes of co-rank per merge tile of 2048 to 4096 outputs (0.4
  * and later; 0.3 used none).
  *
  * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, a NULL

@@ -168,6 +168,9 @@ typedef struct clsort__sampled {
 clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem keys, size_t n, size_t first, size_t last,
                                         size_t position_size, clsort__sampled *out);
+/* Whether clsort_select tries the sampled path: in the CPU shape; on GPUs
+ * only when CLSORT_TOPK asks for it (sampled) or for its misses. */
+bool clsort__select_samples(const clsort_context *ctx);
 /* The path the calling thread's last top-k or select took, for the tests
  * (api/testing.h): none (k = 0), the radix select alone, the sampled
  * path, the sampled path missed and then the radix select, or the full

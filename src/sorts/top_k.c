@@ -267,6 +267,7 @@ static clsort_status sort_candidates(clsort_context *ctx, const clsort__sort_job
 clsort_status clsort__select_key(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
                                  size_t n, size_t rank, clsort__selected *out) {
   clsort__top_k_set_path(SELECT_PATH_RADIX);
+  if (!clsort__select_samples(ctx)) return clsort__radix_select(ctx, job, keys, n, rank, out);
   clsort__sampled got;
   FORWARD_IF_ERROR(clsort__sample_candidates(ctx, job, keys, n, rank, rank, 0, &got));
   if (!got.found) return clsort__radix_select(ctx, job, keys, n, rank, out);

@@ -38,19 +38,31 @@ static _Thread_local clsort__select_path last_path = SELECT_PATH_NONE;
 clsort__select_path clsort__top_k_path(void) { return last_path; }
 void clsort__top_k_set_path(clsort__select_path p) { last_path = p; }
 
-/* CLSORT_TOPK: "radix" never samples; "low" and "tight" make the sampled
- * path miss, so that the tests reach the fallback: thresholds at the
- * lowest order bits (0, which no key of the tests' random data has: too
- * few candidates), or a buffer of one candidate (too many). Read at each
- * call. */
-typedef enum knob { KNOB_NONE, KNOB_RADIX, KNOB_LOW, KNOB_TIGHT } knob;
+/* CLSORT_TOPK: "radix" never samples; "sampled" samples for select on
+ * GPUs too; "low" and "tight" make the sampled path miss, so that the
+ * tests reach the fallback: thresholds at the lowest order bits (0, which
+ * no key of the tests' random data has: too few candidates), or a buffer
+ * of one candidate (too many). Read at each call. */
+typedef enum knob { KNOB_NONE, KNOB_RADIX, KNOB_SAMPLED, KNOB_LOW, KNOB_TIGHT } knob;
 static knob read_knob(void) {
   const char *v = getenv("CLSORT_TOPK");
   if (!v) return KNOB_NONE;
   if (strcmp(v, "radix") == 0) return KNOB_RADIX;
+  if (strcmp(v, "sampled") == 0) return KNOB_SAMPLED;
   if (strcmp(v, "low") == 0) return KNOB_LOW;
   if (strcmp(v, "tight") == 0) return KNOB_TIGHT;
   return KNOB_NONE;
+}
+
+/* On the H100 the sampled select lost to the radix select (2^24 / 2^26
+ * u32: 0.47 / 0.59 ms against 0.24 / 0.52; u64 0.60 / 0.79 against 0.39 /
+ * 0.76): the radix select's four histogram passes are cheap there, and the
+ * sampled path's two blocking reads are not. Top-k gains (the candidates'
+ * sort is what it saves), so only select keeps the radix select on GPUs. */
+bool clsort__select_samples(const clsort_context *ctx) {
+  knob k = read_knob();
+  if (k == KNOB_RADIX) return false;
+  return k != KNOB_NONE || ctx->tuning.cpu_shape;
 }
 
 /* e^-x for 0 <= x <= 64 and the square root, without libm (the library
