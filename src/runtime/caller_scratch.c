@@ -87,6 +87,12 @@ clsort_status clsort__carve_new(clsort_context *ctx, clsort__slot slot, size_t b
 }
 
 void clsort__set_caller_scratch(clsort_context *ctx, cl_mem buffer, size_t bytes) {
+  /* The sub-buffers carved from the old buffer go with it: NVIDIA's
+   * OpenCL does not keep a parent alive for its sub-buffers, and
+   * releasing one after the caller freed the parent crashed there
+   * (test_scratch on the H100). Commands in flight keep theirs. */
+  for (int slot = 0; slot < SLOT_COUNT_; slot++)
+    if (ctx->carved[slot]) clsort__release_slot(ctx, slot);
   if (ctx->caller_scratch) clReleaseMemObject(ctx->caller_scratch);
   if (buffer) clRetainMemObject(buffer);
   ctx->caller_scratch = buffer;
