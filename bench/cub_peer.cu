@@ -3,8 +3,9 @@
 // data, same checks), timed with CUDA events, one JSON line per measurement.
 //
 // Measured: DeviceScan::ExclusiveSum (cub-scan), DeviceSelect::Flagged
-// (cub-select), DeviceRadixSort::SortKeys/SortPairs (cub-radix) and
-// DeviceMergeSort::SortKeysCopy (cub-merge) and SortKeys (cub-merge-inplace),
+// (cub-select), DeviceRadixSort::SortKeys/SortPairs (cub-radix),
+// DeviceMergeSort::SortKeysCopy and SortPairsCopy (cub-merge) and SortKeys
+// (cub-merge-inplace),
 // DeviceSegmentedSort::SortKeys over segments of 64 and of 65536 keys
 // (cub-segmented, op "segmented-LEN", as clsort bench --ops segmented), for
 // u32 and u64. Temporary storage is allocated once per case, outside the
@@ -451,6 +452,57 @@ bool bench_merge(gen_dist dist, uint64_t n, bool in_place) {
                         : bench_merge_with<T>(dist, n, in_place, Less());
 }
 
+// Pairs (cub-merge): SortPairsCopy, values of the bench's value size moving
+// with their keys; CUB's merge sort is stable.
+template <class T, class V, class Compare>
+bool bench_merge_pairs_with(gen_dist dist, uint64_t n, Compare compare) {
+  key_type type = type_of<T>();
+  bench_record r = sort_record<T>("cub-merge", dist, true, n);
+  std::vector<T> keys(n), out(n);
+  std::vector<V> vals(n), vals_out(n);
+  sort_keys_input(keys, dist, n);
+  gen_index_values(vals.data(), sizeof(V), n);
+  DeviceBuffer d_keys, d_out, d_vals, d_vals_out, temp;
+  size_t temp_bytes = 0;
+  check(cub::DeviceMergeSort::SortPairsCopy(nullptr, temp_bytes, (T *)nullptr, (V *)nullptr,
+                                            (T *)nullptr, (V *)nullptr, (int)n, compare),
+        "SortPairsCopy size");
+  if (!d_keys.alloc(n * sizeof(T)) || !d_out.alloc(n * sizeof(T)) || !temp.alloc(temp_bytes) ||
+      !d_vals.alloc(n * sizeof(V)) || !d_vals_out.alloc(n * sizeof(V))) {
+    emit_skip(r, "cudaMalloc failed: too large for the GPU");
+    return false;
+  }
+  check(cudaMemcpy(d_keys.ptr, keys.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  check(cudaMemcpy(d_vals.ptr, vals.data(), n * sizeof(V), cudaMemcpyHostToDevice), "upload");
+  time_runs(
+      r,
+      [&] {
+        return cub::DeviceMergeSort::SortPairsCopy(temp.ptr, temp_bytes, d_keys.as<T>(),
+                                                   d_vals.as<V>(), d_out.as<T>(),
+                                                   d_vals_out.as<V>(), (int)n, compare);
+      },
+      [] {});
+  record_set_throughput(&r, 0.0);
+  if (opt.verify) {
+    char why[200] = "";
+    check(cudaMemcpy(out.data(), d_out.ptr, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    check(cudaMemcpy(vals_out.data(), d_vals_out.ptr, n * sizeof(V), cudaMemcpyDeviceToHost),
+          "download");
+    mark_verified(r,
+                  verify_sort_pairs(type, keys.data(), out.data(), vals_out.data(), sizeof(V), n,
+                                    opt.descending, opt.stable, why, sizeof why),
+                  why);
+  }
+  emit(r);
+  return true;
+}
+
+template <class T, class V = uint32_t>
+bool bench_merge_pairs(gen_dist dist, uint64_t n) {
+  return opt.descending ? bench_merge_pairs_with<T, V>(dist, n, Greater())
+                        : bench_merge_pairs_with<T, V>(dist, n, Less());
+}
+
 // ------------------------------------------------------------ segmented
 // Segments of `len` keys (the last one shorter), sorted each on its own,
 // ascending: what clsort bench --ops segmented times on the same sizes.
@@ -683,7 +735,19 @@ int main(int argc, char **argv) {
                         : bench_radix<uint64_t>(dist, pairs, n);
           });
       }
-      // Merge sort is measured for keys; its pairs would add nothing new.
+      if ((opt.ops & OP_MERGE) && pairs) {
+        bool wide = opt.value_size == 8;
+        if (opt.u32)
+          sweep(opt.sort_sizes, [&](uint64_t n) {
+            return wide ? bench_merge_pairs<uint32_t, uint64_t>(dist, n)
+                        : bench_merge_pairs<uint32_t>(dist, n);
+          });
+        if (opt.u64)
+          sweep(opt.sort_sizes, [&](uint64_t n) {
+            return wide ? bench_merge_pairs<uint64_t, uint64_t>(dist, n)
+                        : bench_merge_pairs<uint64_t>(dist, n);
+          });
+      }
       if ((opt.ops & OP_MERGE) && !pairs) {
         for (int in_place = 0; in_place <= 1; in_place++) {
           if (opt.u32)

@@ -97,8 +97,12 @@ int bench_run(const bench_config *cfg) {
     if (s.json) fclose(s.json);
     return 0;
   }
-  printf("# clsort bench: libclsort %s on %s (%u:%u), %.0f MiB, max allocation %.0f MiB\n",
-         clsort_version_string(), s.device_name, s.platform_index, s.device_index,
+  /* The driver's version, so that every recorded figure names it. */
+  char driver[128] = "unknown";
+  clGetDeviceInfo(s.device, CL_DRIVER_VERSION, sizeof driver - 1, driver, NULL);
+  printf("# clsort bench: libclsort %s on %s (%u:%u), driver %s, %.0f MiB, max allocation %.0f "
+         "MiB\n",
+         clsort_version_string(), s.device_name, s.platform_index, s.device_index, driver,
          (double)s.global_mem / 1048576.0, (double)s.max_alloc / 1048576.0);
   printf("# %u runs after %u warm-up; device times from profiling events; seed %llu%s\n",
          cfg->runs, cfg->warmup, (unsigned long long)cfg->seed,

@@ -159,12 +159,15 @@ typedef enum clsort_algorithm {
    * sort, plus a few MB of tables. CLSORT_SAMPLE=K[:S] (environment)
    * overrides the buckets per split and the oversampling. */
   CLSORT_SAMPLE = 3,
-  /* Merge sort: bitonic tiles as runs, then merge-path passes (one launch
-   * per doubling; co-rank splits give every work-group an equal share).
-   * Always stable (CLSORT_STABLE costs nothing). Whole keys only: a bit
-   * range returns CLSORT_ERROR_UNSUPPORTED. Scratch: n keys (keys only);
-   * n keys + n values (pairs); 2n keys + n indices (argsort).
-   * CLSORT_MERGE=WG:ITEMS (environment) overrides the merge tile. */
+  /* Merge sort: runs from a block merge sort of tiles in local memory on
+   * GPUs (serial blocks on CPUs), then merge-path passes (one partition
+   * launch and one merge launch per doubling; co-rank splits give every
+   * work-group an equal share). Always stable (CLSORT_STABLE costs
+   * nothing). Whole keys only: a bit range returns
+   * CLSORT_ERROR_UNSUPPORTED. Scratch: n keys (keys only); n keys + n
+   * values (pairs); 2n keys + n indices (argsort); plus 8 bytes of co-rank
+   * per merge tile (n / 512 bytes at most). CLSORT_MERGE=WG:ITEMS
+   * (environment) overrides the merge tile. */
   CLSORT_MERGE = 4,
   /* Quicksort: each level splits every segment around a pivot sampled from
    * 63 strata, through the shared split primitive; keys equal to a
@@ -438,16 +441,24 @@ CLSORT_API clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsor
  * `keys` is untouched. k may be 0 (nothing is written) up to n. Either
  * out_keys or indices may be NULL, not both (for k > 0).
  *
- * A radix select finds the k-th key (8-bit digits from the top: a
- * histogram of the candidates' digits, read back once a round, 256
- * counters; the compact primitive keeps the candidates when their bucket
- * is small), then the keys at or below it are appended with their
- * positions in one pass and sorted (by position, then stably by key) with
- * the radix sort. Many keys equal to the k-th make that set, and its
- * sorts, larger (up to n). From k >= n / 4 the call sorts a copy of all n
- * keys with their positions instead. Scratch: up to n keys + n indices +
- * n bytes, plus the radix sort's for that many; clsort_scratch_bytes
- * gives the bound.
+ * From 4096 keys (and below 2^32) the sampled path runs first: a sample
+ * of the keys (one per stratum of positions, read back) gives a
+ * threshold that, for keys in random order, has at least k keys at or
+ * below it but for a chance below 1e-6, and one pass appends those keys
+ * with their positions (of 2^26 random keys: about 4K for k = 1, 16K for
+ * k = 100, 57K for k = 10^4). When
+ * the count shows fewer than k or more than its buffer holds (many equal
+ * keys, an unlucky sample), the radix select runs as below: the result
+ * is the same, one pass later. The radix select finds the k-th key
+ * (8-bit digits from the top: a histogram of the candidates' digits, read
+ * back once a round, 256 counters; the compact primitive keeps the
+ * candidates when their bucket is small), then the keys at or below it
+ * are appended with their positions in one pass. Either way the set is
+ * sorted (by position, then stably by key) with the radix sort. Many
+ * keys equal to the k-th make that set, and its sorts, larger (up to n).
+ * From k >= n / 4 the call sorts a copy of all n keys with their
+ * positions instead. Scratch: up to n keys + n indices + n bytes, plus
+ * the radix sort's for that many; clsort_scratch_bytes gives the bound.
  * options: NULL or algorithm CLSORT_AUTO or CLSORT_RADIX; CLSORT_STABLE
  * is accepted (the order is always the stable one); a bit range other
  * than the whole key returns CLSORT_ERROR_UNSUPPORTED.
@@ -478,9 +489,13 @@ CLSORT_API clsort_status clsort_top_k_buffer(clsort_context *ctx, clsort_type ty
 
 /* The key at position k (0-based) of the order clsort_sort would produce
  * for these options, written at out_key (one key). `keys` is untouched.
- * The radix select of clsort_top_k: one histogram (1 KB) read back per 8
- * bits of key. Returns as clsort_top_k, with CLSORT_ERROR_INVALID_ARGUMENT for k
- * >= n (so for n == 0) and for a NULL out_key. Since 0.3. */
+ * On CPU devices, the sampled path of clsort_top_k with two thresholds
+ * that bracket rank k (where they leave at most about a quarter of the
+ * keys between them), then the radix select of the keys between them;
+ * else (and on GPUs, where it measured faster) the radix select of all
+ * keys: one histogram (1 KB) read back per 8 bits of key. Returns
+ * as clsort_top_k, with CLSORT_ERROR_INVALID_ARGUMENT for k >= n (so for
+ * n == 0) and for a NULL out_key. Since 0.3. */
 CLSORT_API clsort_status clsort_select(clsort_context *ctx, clsort_type type, const void *keys,
                                        size_t n, size_t k, void *out_key,
                                        const clsort_options *options);
@@ -506,7 +521,9 @@ CLSORT_API clsort_status clsort_select_buffer(clsort_context *ctx, clsort_type t
  *
  * clsort_merge_pairs moves values (value_size bytes each: 4 or 8) with
  * their keys: out_values[i] is the value of the key at out[i];
- * out_values must not overlap a_values, b_values or out.
+ * out_values must not overlap a_values, b_values or out. Device scratch:
+ * 8 bytes of co-rank per merge tile of 2048 to 4096 outputs (0.4
+ * and later; 0.3 used none).
  *
  * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, a NULL
  * array with elements to read or write, unknown type or flags, bad
@@ -705,8 +722,11 @@ CLSORT_API clsort_status clsort_context_set_scratch(clsort_context *ctx, cl_mem 
  * pairs, merge pairs, segmented sort with values; 0: keys only) or the
  * index size of top-k (0: no indices). options as the call takes them.
  * The figure covers the data the call may meet: top-k over every k
- * (measured at k = 1 with every key equal, the most candidates, and at k =
- * n); select on every key equal; the segmented sort on one segment of n
+ * (measured at k = 1 with every key equal, the most candidates, at k =
+ * n, and at k = 1 on random keys); select on every key equal and on
+ * random keys (in both, the radix select's largest compactions and the
+ * sampled path's largest buffers are asked up front, whatever the keys
+ * make); the segmented sort on one segment of n
  * keys plus the list of n / 2 short segments; merge with n / 2 keys a
  * side. The sample sort and quicksort plan on their data: for them it is
  * measured on random keys, and other data may need more. Operations:

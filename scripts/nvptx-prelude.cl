@@ -90,6 +90,15 @@ VSTORE4(float)
 VSTORE4(ulong)
 VSTORE4(long)
 VSTORE4(double)
+/* merge.cl's 16-byte vectors of keys and values, to and from registers. */
+#define VLOAD_VSTORE(T)                                                            \
+  OVL T##4 vload4(size_t i, const __private T *p) {                                \
+    return (T##4)(p[4 * i], p[4 * i + 1], p[4 * i + 2], p[4 * i + 3]);             \
+  }                                                                                \
+  OVL T##2 vload2(size_t i, const __private T *p) { return (T##2)(p[2 * i], p[2 * i + 1]); } \
+  OVL void vstore2(T##2 v, size_t i, __private T *p) { p[2 * i] = v.x; p[2 * i + 1] = v.y; }
+VLOAD_VSTORE(uint)
+VLOAD_VSTORE(ulong)
 OVL uint clz(uint x) { return x ? __builtin_clz(x) : 32u; }
 OVL int clz(int x) { return x ? __builtin_clz((uint)x) : 32; }
 OVL ulong clz(ulong x) { return x ? __builtin_clzl(x) : 64ul; }

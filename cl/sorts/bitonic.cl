@@ -500,6 +500,9 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
     KEY_T K[BT_V << BT_LOG_GLOBAL];                                                       \
     VALUE_T V[BT_V << BT_LOG_GLOBAL];                                                     \
     ulong low = ((ulong)1 << lo) - 1u, w = get_global_id(0);                              \
+    /* Every coset's loads first, then the steps, then the stores: a load   \
+     * after a store waits for it, so one coset at a time would wait out    \
+     * the memory latency per - 1 more times. */                            \
     BT_UNROLL for (uint q = 0; q < per; q++) {                                          \
       ulong c = w + q * threads;                                                          \
       if (c < cosets) {                                                                   \
@@ -509,7 +512,13 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
           vector_load(K, V, (q * slots + x) * BT_V, keys, vals,                           \
                       (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
         }                                                                                 \
-        ROUND_STEPS(K, V, K, q * slots * BT_V, (r), BT_V, flip);                          \
+      }                                                                                   \
+    }                                                                                     \
+    BT_UNROLL for (uint q = 0; q < per; q++) ROUND_STEPS(K, V, K, q * slots * BT_V, (r), BT_V, flip); \
+    BT_UNROLL for (uint q = 0; q < per; q++) {                                          \
+      ulong c = w + q * threads;                                                          \
+      if (c < cosets) {                                                                   \
+        ulong rep = COSET_REP(c, lo, (r), low);                                           \
         BT_UNROLL for (uint x = 0; x < slots; x++) {                                    \
           bool upper = flip && (x >> ((r) - 1));                                          \
           vector_store(K, V, (q * slots + x) * BT_V, keys, vals,                          \

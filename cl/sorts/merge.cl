@@ -9,11 +9,14 @@
  * grid, and its co-rank is how many of the first d outputs come from the
  * left run A (the rest come from the right run B). Each work-group owns
  * one tile of MG_TILE consecutive outputs, so every group does the same
- * work whatever the data: it finds the co-ranks of its two diagonals by a
- * search that all its work-items share, loads the A and B keys between
- * them into local memory (once each, 16-byte vectors where aligned), and
- * each work-item then finds its own MG_ITEMS outputs in local memory and
- * merges them serially. Every key is read once and written once per pass;
+ * work whatever the data. merge_partition first finds the co-rank of every
+ * tile's first diagonal (one work-item per tile, a binary search in
+ * global memory: as CUB's merge sort does, a launch of its own, so that
+ * no group of the merge waits on a chain of dependent global loads with
+ * its local memory held); each group of merge_pass then loads the A and B
+ * keys between its two co-ranks into local memory (once each, 16-byte
+ * vectors where aligned), and each work-item finds its own MG_ITEMS
+ * outputs in local memory and merges them serially. Every key is read once and written once per pass;
  * values do not pass through local memory: each output reads its value
  * from the position its key came from.
  *
@@ -44,10 +47,11 @@
 #if MG_TILE % MG_V != 0 || (MG_TILE & (MG_TILE - 1)) != 0
 #error "merge.cl needs MG_TILE to be a power of two of whole 16-byte vectors"
 #endif
-/* Work-items that probe in the co-rank search: enough to finish in a few
- * rounds (5 for runs of 2^23), few enough that the probes, which land on
- * scattered keys, cost little memory traffic beside the tile's own. */
-#define MG_PROBES (MG_WG < 32 ? MG_WG : 32)
+#if HAS_VALUES
+#define IF_MG_VALUES(...) __VA_ARGS__
+#else
+#define IF_MG_VALUES(...)
+#endif
 #define MG_KEY_V CAT(KEY_T, MG_V)
 #define MG_VALUE_V CAT(VALUE_T, MG_V)
 #define MG_VLOAD CAT(vload, MG_V)
@@ -85,6 +89,62 @@ inline bool before_diagonal(const global KEY_T *keys_a, const global KEY_T *keys
   return key_to_bits(keys_a[a + i], kind, desc) <= key_to_bits(keys_b[b + d - 1 - i], kind, desc);
 }
 
+/* The pair that output `out_begin` belongs to (see merge_pass): its left
+ * run A at a with na keys, its right run B at b (in keys_b) with nb keys,
+ * and the output's diagonal d within the pair. */
+#define MG_PAIR(out_begin)                                                  \
+  const ulong pair = (out_begin) & ~(2 * run - 1); /* runs: powers of 2 */ \
+  const ulong na = min(left, n - pair), nb = min(run, n - pair - na);       \
+  const ulong a = pair, b = b_apart ? b_first : pair + na;                  \
+  const ulong d0 = (out_begin) - pair
+
+/* Work-items per merge_partition group: the probes of its search. */
+#define MP_WG (MG_WG < 32 ? MG_WG : 32)
+#if MP_WG > 1
+#define MP_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#define MP_BARRIER() ((void)0)
+#endif
+
+/* partitions[g] = the co-rank of the first output of merge_pass's group g:
+ * how many of the pair's first d0 outputs come from A. Group g (MP_WG
+ * work-items) searches for it: [lo, hi] brackets it; every round each
+ * work-item tests one of MP_WG evenly spaced points, and the pair of
+ * neighbouring votes that differ narrows the bracket by a factor of
+ * MP_WG + 1 (a binary search for one work-item), so that a run of 2^23
+ * keys takes 5 rounds of dependent global loads, not 23. The host passes
+ * `rounds`, enough for the longest bracket: a loop of the same trip count
+ * for every work-item, with no exit in its body (PoCL 5's work-group
+ * compiler aborts on the loop with a break that was here). */
+__kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition(
+    const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions, ulong n,
+    ulong run, ulong left, ulong b_first, int b_apart, int kind, int desc, uint rounds) {
+  local ulong bounds[2];
+  local uchar votes[MP_WG];
+  const uint lid = get_local_id(0);
+  const ulong g = get_group_id(0);
+  MG_PAIR(g * MG_TILE);
+  if (lid == 0) {
+    bounds[0] = d0 > nb ? d0 - nb : 0;
+    bounds[1] = min(d0, na);
+  }
+  MP_BARRIER();
+  for (uint r = 0; r < rounds; r++) {
+    const ulong lo = bounds[0], hi = bounds[1];
+    const bool open = lo < hi;
+    const ulong p = lo + (lid + 1) * (hi - lo) / (MP_WG + 1);
+    const bool t = open && before_diagonal(keys_in, keys_b, a, b, p, d0, kind, desc);
+    votes[lid] = t;
+    MP_BARRIER();
+    /* Flat ifs, none nested in another: PoCL 5's work-group compiler
+     * crashes on nested ones between the barriers of a loop. */
+    if (open && t && (lid == MP_WG - 1 || !votes[lid + 1])) bounds[0] = p + 1;
+    if (open && !t && (lid == 0 || votes[lid - 1])) bounds[1] = p;
+    MP_BARRIER();
+  }
+  if (lid == 0) partitions[g] = bounds[0];
+}
+
 /* Merges the pairs of sorted runs of keys_in into keys_out (and their
  * values from vals_in into vals_out); argsort's last pass passes
  * write_keys = 0 and writes values only. A pair starts every 2 * run
@@ -92,70 +152,51 @@ inline bool before_diagonal(const global KEY_T *keys_a, const global KEY_T *keys
  * and its right run the rest, up to `run`. The right runs are read from
  * keys_b and vals_b: the same buffers as keys_in and vals_in in the sort,
  * where they follow their left runs; with b_apart (clsort_merge: one
- * pair, run >= n) the right run starts at b_first of keys_b and vals_b. Group g writes outputs
- * [g * MG_TILE, (g + 1) * MG_TILE) of n. Work-group: MG_WG. Local memory:
- * MG_TILE key bits, MG_TILE padded source positions, the search state.
- *
- * The search: [lo, hi] brackets each co-rank; every round each of the
- * first MG_PROBES work-items tests one of MG_PROBES evenly spaced points,
- * and the pair of neighbouring votes that differ narrows the bracket by a
- * factor of MG_PROBES + 1 (a binary search for one work-item). Every
- * work-item runs the same rounds: the loop condition is read from local
- * memory after a barrier. */
+ * pair, run >= n) the right run starts at b_first of keys_b and vals_b.
+ * Group g writes outputs [g * MG_TILE, (g + 1) * MG_TILE) of n, between
+ * the co-ranks that merge_partition left in partitions[g] and
+ * partitions[g + 1] (or the end of the pair). Work-group: MG_WG. Local
+ * memory: MG_TILE key bits and MG_TILE padded source positions. */
 __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     const global KEY_T *keys_in, const global KEY_T *keys_b, global KEY_T *keys_out,
     const global VALUE_T *vals_in, const global VALUE_T *vals_b, global VALUE_T *vals_out,
-    ulong n, ulong run, ulong left, ulong b_first, int b_apart, int kind, int desc, int write_keys) {
+    const global ulong *partitions, ulong n, ulong run, ulong left, ulong b_first, int b_apart,
+    int kind, int desc, int write_keys) {
   local KEY_T in[MG_TILE];           /* the tile's A keys, then its B keys */
   local uint src[PADDED(MG_TILE)];   /* output slot -> position in `in` */
-  local ulong bounds[4];             /* lo and hi of both co-ranks */
-  local uchar votes[2 * MG_PROBES];
   const uint lid = get_local_id(0);
-  const ulong out_begin = (ulong)get_group_id(0) * MG_TILE;
-  const ulong pair = out_begin & ~(2 * run - 1); /* runs are powers of two */
-  const ulong na = min(left, n - pair), nb = min(run, n - pair - na);
-  const ulong a = pair, b = b_apart ? b_first : pair + na;
-  const ulong d0 = out_begin - pair, d1 = min(d0 + MG_TILE, na + nb);
-
-  if (lid == 0) {
-    bounds[0] = d0 > nb ? d0 - nb : 0;
-    bounds[1] = min(d0, na);
-    bounds[2] = d1 > nb ? d1 - nb : 0;
-    bounds[3] = min(d1, na);
-  }
-  MG_BARRIER();
-  for (;;) {
-    const ulong lo0 = bounds[0], hi0 = bounds[1], lo1 = bounds[2], hi1 = bounds[3];
-    if (lo0 >= hi0 && lo1 >= hi1) break;
-    const bool probe = lid < MG_PROBES;
-    const ulong p0 = lo0 + (lid + 1) * (hi0 - lo0) / (MG_PROBES + 1);
-    const ulong p1 = lo1 + (lid + 1) * (hi1 - lo1) / (MG_PROBES + 1);
-    const bool t0 =
-        probe && lo0 < hi0 && before_diagonal(keys_in, keys_b, a, b, p0, d0, kind, desc);
-    const bool t1 =
-        probe && lo1 < hi1 && before_diagonal(keys_in, keys_b, a, b, p1, d1, kind, desc);
-    if (probe) {
-      votes[lid] = t0;
-      votes[MG_PROBES + lid] = t1;
-    }
-    MG_BARRIER();
-    /* Flat ifs, none nested in another: PoCL 5's work-group compiler
-     * crashes on nested ones between the barriers of this loop. */
-    const bool s0 = probe && lo0 < hi0, s1 = probe && lo1 < hi1;
-    if (s0 && t0 && (lid == MG_PROBES - 1 || !votes[lid + 1])) bounds[0] = p0 + 1;
-    if (s0 && !t0 && (lid == 0 || votes[lid - 1])) bounds[1] = p0;
-    if (s1 && t1 && (lid == MG_PROBES - 1 || !votes[MG_PROBES + lid + 1])) bounds[2] = p1 + 1;
-    if (s1 && !t1 && (lid == 0 || votes[MG_PROBES + lid - 1])) bounds[3] = p1;
-    MG_BARRIER();
-  }
+  const ulong g = get_group_id(0), out_begin = g * MG_TILE;
+  MG_PAIR(out_begin);
+  const ulong d1 = min(d0 + MG_TILE, na + nb);
+  const ulong a0 = partitions[g], a1_found = d1 == na + nb ? na : partitions[g + 1];
   /* Sorted runs give a1 - a0 in [0, d1 - d0]; clsort_merge's caller may
    * pass unsorted arrays, whose co-ranks need not be monotone: clamped,
    * every index stays in range (the order is then unspecified). */
-  const ulong a0 = bounds[0], a1 = min(max(bounds[2], a0), a0 + (d1 - d0));
+  const ulong a1 = min(max(a1_found, a0), a0 + (d1 - d0));
   const ulong b0 = d0 - a0, b1 = d1 - a1;
   const uint nat = (uint)(a1 - a0), nbt = (uint)(b1 - b0), len = (uint)(d1 - d0);
+#if MG_WG > 1
+  /* GPUs: MG_ITEMS keys per work-item, striped (coalesced), A's then B's,
+   * every load issued before the first store to local memory: a load
+   * after a store cannot be moved above it, and a loop of load-then-store
+   * waits out the memory latency once per trip. */
+  {
+    KEY_T r[MG_ITEMS];
+    UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
+      const uint e = j * MG_WG + lid;
+      const bool from_a = e < nat;
+      const global KEY_T *p = from_a ? keys_in + (a + a0 + e) : keys_b + (b + b0 + (e - nat));
+      r[j] = e < len ? *p : 0;
+    }
+    UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
+      const uint e = j * MG_WG + lid;
+      if (e < len) in[e] = key_to_bits(r[j], kind, desc);
+    }
+  }
+#else
   load_bits(in, keys_in, a + a0, nat, kind, desc);
   load_bits(in + nat, keys_b, b + b0, nbt, kind, desc);
+#endif
   MG_BARRIER();
 
   /* This work-item's outputs [dt, dt + MG_ITEMS) of the tile: its co-rank
@@ -193,6 +234,31 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
    * on one), scalars for the tail. */
   const ulong a_at = a + a0, b_at = b + b0 - nat; /* global position of in[s] */
   const uint vecs = len / MG_V;
+#if MG_WG > 1
+  /* GPUs: each work-item's MG_ITEMS / MG_V vectors are gathered first
+   * (the values from global memory, all loads in flight), then stored. */
+  {
+    KEY_T k[MG_ITEMS];
+    IF_MG_VALUES(VALUE_T w[MG_ITEMS];)
+    UNROLL_FULL for (uint j = 0; j < MG_ITEMS / MG_V; j++) {
+      UNROLL_FULL for (uint l = 0; l < MG_V; l++) {
+        const uint t = (j * MG_WG + lid) * MG_V + l;
+        const uint s = t < len ? src[PAD(t)] : 0;
+        k[j * MG_V + l] = bits_to_key(in[s], kind, desc);
+        IF_MG_VALUES(w[j * MG_V + l] =
+                         t >= len ? 0 : s < nat ? vals_in[a_at + s] : vals_b[b_at + s];)
+      }
+    }
+    UNROLL_FULL for (uint j = 0; j < MG_ITEMS / MG_V; j++) {
+      const uint v = j * MG_WG + lid;
+      if (v < vecs) {
+        if (write_keys)
+          ((global MG_KEY_V *)keys_out)[out_begin / MG_V + v] = MG_VLOAD(j, k);
+        IF_MG_VALUES(((global MG_VALUE_V *)vals_out)[out_begin / MG_V + v] = MG_VLOAD(j, w);)
+      }
+    }
+  }
+#else
   for (uint v0 = 0; v0 < vecs; v0 += MG_WG) {
     const uint v = v0 + lid;
     if (v >= vecs) continue;
@@ -210,6 +276,8 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     ((global MG_VALUE_V *)vals_out)[out_begin / MG_V + v] = MG_VLOAD(0, w);
 #endif
   }
+#endif
+  /* The tail (fewer than MG_V outputs, only in the last tile). */
   for (uint t0 = vecs * MG_V; t0 < len; t0 += MG_WG) {
     const uint t = t0 + lid;
     if (t >= len) continue;

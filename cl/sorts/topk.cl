@@ -5,13 +5,17 @@
  * whose bucket holds rank k, and, when that bucket is much smaller than
  * the candidates, keeps only its keys (flags for the shared compact
  * primitive). The last step appends every key at or below the k-th.
+ * Before all that, the sampled path (src/sorts/top_k_sample.c) tries to
+ * find the candidates in one pass: topk_sample draws keys for the host to
+ * pick thresholds from, and topk_filter keeps the keys between them.
  *
- * Needs common.cl and keys.cl before it (KEY_T, KEY_BITS). Only the
- * histogram uses local memory and barriers (at its top level). Work-group:
- * WG_SIZE; every kernel walks
- * elements [0, n): one work-item per element in turn on GPUs (the grid
- * strides over n), a contiguous run per work-item in the CPU shape
- * (WG_SIZE 1), where a stride would defeat the cache. */
+ * Needs common.cl, wg_scan.cl@u32 and keys.cl before it (KEY_T,
+ * KEY_BITS). Only the histogram and the filter use local memory and
+ * barriers (at their top level, with trip counts uniform over the group).
+ * Work-group: WG_SIZE. The radix select's kernels walk elements [0, n):
+ * one work-item per element in turn on GPUs (the grid strides over n), a
+ * contiguous run per work-item in the CPU shape (WG_SIZE 1), where a
+ * stride would defeat the cache. */
 
 #if WG_SIZE == 1
 #define TK_FOR(i, n)                                                         \
@@ -71,4 +75,127 @@ KERNEL void topk_append(__global const KEY_T *keys, ulong n, KEY_T threshold, in
       if (positions && !wide) pos32[at] = (uint)i;
     }
   }
+}
+
+/* The sample of the sampled path: out[i] = the order bits of one key of
+ * stratum i, [i * n / s, (i + 1) * n / s), at an offset a hash of i picks,
+ * so that sorted input gives exact quantiles and a period in the input
+ * cannot line up with the strata. s <= n, n < 2^32. */
+KERNEL void topk_sample(__global const KEY_T *keys, ulong n, uint s, int kind, int desc,
+                        __global KEY_T *out) {
+  for (uint i = get_global_id(0); i < s; i += get_global_size(0)) {
+    ulong first = (ulong)i * n / s, len = (ulong)(i + 1) * n / s - first;
+    uint h = (i + 1u) * 0x9E3779B9u;
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    out[i] = key_to_bits(keys[first + h % len], kind, desc);
+  }
+}
+
+/* The sampled path's one pass: of the keys of chunk g, [g * chunk, g *
+ * chunk + chunk) within [0, n), those whose order bits lie in [lo, hi]
+ * are appended (with `positions` their input positions, 4-byte, or 8-byte
+ * with wide) at slots that the counter ctl[0] hands out, in no particular
+ * order; slots from `cap` on are counted but not written. ctl[1 + g] =
+ * the chunk's keys below lo. n < 2^32.
+ * GPU shape: the group walks its chunk a tile (WG_SIZE * TK_ITEMS keys,
+ * striped over the work-items) at a time, ranks the tile's candidates
+ * with the work-group scan and takes their slots with one atomic per
+ * tile, so that the counter sees one add per tile, not per key. Local:
+ * WG_SIZE + 1 uints. Invariant: the counter holds every candidate of the
+ * tiles that finished. CPU shape (WG_SIZE 1): one work-item walks its
+ * chunk in a serial loop, TK_CPU_BLOCK keys at a time, one atomic per
+ * block that has candidates; private: a bit per key of the block. */
+#define TK_CPU_BLOCK 2048 /* keys: 8 or 16 KB, in the L1 cache */
+#if ITEMS > 32
+#define TK_ITEMS 32 /* one bit per item in a uint */
+#else
+#define TK_ITEMS ITEMS
+#endif
+KERNEL void topk_filter(__global const KEY_T *keys, ulong n, ulong chunk, KEY_T lo, KEY_T hi,
+                        int kind, int desc, uint cap, __global KEY_T *out_keys, int positions,
+                        int wide, __global uint *pos32, __global ulong *pos64,
+                        volatile __global uint *ctl) {
+  ulong begin = get_group_id(0) * chunk, end = min(n, begin + chunk);
+  uint under = 0;
+#if WG_SIZE == 1
+  /* A block at a time: one walk over its keys leaves a bit per key (a
+   * word per 64 keys) and the count; only when there are candidates are
+   * their slots taken (one atomic) and the keys at the set bits copied.
+   * An atomic per candidate cost 25 ms of a 2^22-key select on 2 cores
+   * (11% candidates); a second walk over each block that has candidates,
+   * 76 ms of a 2^24-key select (6%) and twice the pass for top-k of 10^4. */
+  key_flips f = key_flips_for(kind, desc);
+  ulong bits[TK_CPU_BLOCK / 64];
+  for (ulong block = begin; block < end; block += TK_CPU_BLOCK) {
+    uint len = (uint)min((ulong)TK_CPU_BLOCK, end - block), found = 0;
+    __global const KEY_T *b0 = keys + block;
+    for (uint w = 0; w * 64 < len; w++) {
+      uint stop = min(64u, len - w * 64);
+      ulong m = 0;
+      for (uint t = 0; t < stop; t++) {
+        KEY_T b = key_to_bits_flip(b0[w * 64 + t], f);
+        under += b < lo;
+        m |= (ulong)((b >= lo) & (b <= hi)) << t;
+      }
+      bits[w] = m;
+      found += popcount(m);
+    }
+    if (!found) continue;
+    uint at = atomic_add(&ctl[0], found);
+    for (uint w = 0; w * 64 < len && at < cap; w++) {
+      for (ulong m = bits[w]; m && at < cap; m &= m - 1, at++) {
+        uint o = w * 64 + (63u - (uint)clz(m & (0ul - m)));
+        out_keys[at] = b0[o];
+        if (positions && wide) pos64[at] = block + o;
+        if (positions && !wide) pos32[at] = (uint)(block + o);
+      }
+    }
+  }
+  ctl[1 + get_group_id(0)] = under;
+#else
+  __local uint tmp[WG_SIZE];
+  __local uint tile_at;
+  uint lid = get_local_id(0);
+  for (ulong base = begin; base < end; base += WG_SIZE * TK_ITEMS) {
+    /* Offsets within the tile in 32 bits: 64-bit positions per item took
+     * 107 registers (u32 keys, sm_90), a quarter of an SM's threads. */
+    uint len = (uint)min((ulong)(WG_SIZE * TK_ITEMS), end - base);
+    __global const KEY_T *tile = keys + base;
+    KEY_T v[TK_ITEMS];
+    uint in = 0, mine = 0; /* bit j: item j is a candidate */
+UNROLL
+    for (uint j = 0; j < TK_ITEMS; j++) {
+      uint o = j * WG_SIZE + lid;
+      v[j] = o < len ? tile[o] : (KEY_T)0;
+    }
+UNROLL
+    for (uint j = 0; j < TK_ITEMS; j++) {
+      KEY_T b = key_to_bits(v[j], kind, desc);
+      bool real = j * WG_SIZE + lid < len;
+      under += real && b < lo;
+      bool c = real && b >= lo && b <= hi;
+      in |= (uint)c << j;
+      mine += c;
+    }
+    uint total, rank = wg_exclusive_sum_u32(mine, &total, tmp);
+    if (lid == 0 && total) tile_at = atomic_add(&ctl[0], total);
+    WG_BARRIER();
+    /* Read before the next tile's scan, whose barriers come before the
+     * next write of tile_at. */
+    uint at = tile_at + rank;
+    /* The candidates, few: a loop over the set bits (unrolled over every
+     * item, it held registers in every tile). The keys are read again,
+     * from the cache, so that v[] is dead after the flags. */
+    for (; in && at < cap; in &= in - 1u, at++) {
+      uint o = lowest_bit(in) * WG_SIZE + lid;
+      out_keys[at] = tile[o];
+      if (positions && wide) pos64[at] = base + o;
+      if (positions && !wide) pos32[at] = (uint)(base + o);
+    }
+  }
+  uint group_under = wg_reduce_u32(under, 0, tmp);
+  if (lid == 0) ctl[1 + get_group_id(0)] = group_under;
+#endif
 }

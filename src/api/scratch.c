@@ -26,7 +26,8 @@ clsort_status clsort_context_set_scratch(clsort_context *ctx, cl_mem buffer, siz
 }
 
 /* The synthetic data of a measurement: device buffers, zero-filled (every
- * key equal: top-k's and select's largest candidate sets) or random. */
+ * key equal: top-k's largest candidate set) or random (the radix
+ * select's compactions). */
 typedef struct synth {
   cl_mem mem[4];
 } synth;
@@ -51,9 +52,14 @@ static clsort_status synth_buffer(clsort_context *ctx, synth *s, int i, size_t b
   return st;
 }
 
+/* Which run of top-k and select: every key equal with k = 1 (select:
+ * rank 0), every key equal with k = n (top-k's full sort), random keys
+ * with k = 1 (select: the median), where the radix select compacts. */
+typedef enum variant { EQUAL_KEYS, EQUAL_KEYS_ALL, RANDOM_KEYS } variant;
+
 /* One run of the operation's buffer form on synthetic data. */
 static clsort_status run_once(clsort_context *ctx, clsort_operation op, clsort_type type, size_t n,
-                              size_t size, const clsort_options *o, synth *s, bool top_k_all) {
+                              size_t size, const clsort_options *o, synth *s, variant v) {
   size_t ks = clsort_type_size(type);
   switch (op) {
     case CLSORT_OP_SORT:
@@ -83,8 +89,8 @@ static clsort_status run_once(clsort_context *ctx, clsort_operation op, clsort_t
                                  s->mem[1], s->mem[3], size, o, 0, NULL, NULL);
     }
     case CLSORT_OP_TOP_K: {
-      size_t k = top_k_all ? n : clsort__min(n, 1);
-      FORWARD_IF_ERROR(synth_buffer(ctx, s, 0, n * ks, false));
+      size_t k = v == EQUAL_KEYS_ALL ? n : clsort__min(n, 1);
+      FORWARD_IF_ERROR(synth_buffer(ctx, s, 0, n * ks, v == RANDOM_KEYS));
       FORWARD_IF_ERROR(synth_buffer(ctx, s, 1, n * ks, false));
       if (size) FORWARD_IF_ERROR(synth_buffer(ctx, s, 2, n * size, false));
       return clsort_top_k_buffer(ctx, type, s->mem[0], n, k, s->mem[1], s->mem[2], size, o, 0, NULL,
@@ -92,9 +98,10 @@ static clsort_status run_once(clsort_context *ctx, clsort_operation op, clsort_t
     }
     case CLSORT_OP_SELECT:
       if (n == 0) return CLSORT_SUCCESS;
-      FORWARD_IF_ERROR(synth_buffer(ctx, s, 0, n * ks, false));
+      FORWARD_IF_ERROR(synth_buffer(ctx, s, 0, n * ks, v == RANDOM_KEYS));
       FORWARD_IF_ERROR(synth_buffer(ctx, s, 1, ks, false));
-      return clsort_select_buffer(ctx, type, s->mem[0], n, 0, s->mem[1], o, 0, NULL, NULL);
+      return clsort_select_buffer(ctx, type, s->mem[0], n, v == RANDOM_KEYS ? n / 2 : 0, s->mem[1],
+                                  o, 0, NULL, NULL);
     default: {
       uint64_t offsets[2] = {0, n};
       FORWARD_IF_ERROR(synth_buffer(ctx, s, 0, n * ks, true));
@@ -108,13 +115,13 @@ static clsort_status run_once(clsort_context *ctx, clsort_operation op, clsort_t
 /* Measures one run: the carving adds up from a fresh start, while the
  * context allocates as usual (any caller scratch is set aside for it). */
 static clsort_status measure(clsort_context *ctx, clsort_operation op, clsort_type type, size_t n,
-                             size_t size, const clsort_options *o, bool top_k_all, size_t *bytes) {
+                             size_t size, const clsort_options *o, variant v, size_t *bytes) {
   synth s;
   memset(&s, 0, sizeof s);
   ctx->measuring = true;
   ctx->measured = 0;
   memset(ctx->measure_size, 0, sizeof ctx->measure_size);
-  clsort_status st = run_once(ctx, op, type, n, size, o, &s, top_k_all);
+  clsort_status st = run_once(ctx, op, type, n, size, o, &s, v);
   ctx->measuring = false;
   *bytes = ctx->measured;
   clFinish(ctx->queue);
@@ -144,10 +151,16 @@ static clsort_status scratch_bytes(clsort_context *ctx, clsort_operation op, cls
     clsort__set_caller_scratch(ctx, NULL, 0);
   }
   size_t got = 0, more = 0;
-  clsort_status st = measure(ctx, op, type, n, size, options, false, &got);
+  clsort_status st = measure(ctx, op, type, n, size, options, EQUAL_KEYS, &got);
   /* Top-k over every k: the full sort of a large k too. */
   if (st == CLSORT_SUCCESS && op == CLSORT_OP_TOP_K && n > 1)
-    st = measure(ctx, op, type, n, size, options, true, &more);
+    st = measure(ctx, op, type, n, size, options, EQUAL_KEYS_ALL, &more);
+  got = clsort__max(got, more);
+  /* Top-k and select on random keys: the radix select's compactions,
+   * which equal keys never make (the sampled path, which a measurement
+   * never takes, asks its largest buffers up front). */
+  if (st == CLSORT_SUCCESS && (op == CLSORT_OP_TOP_K || op == CLSORT_OP_SELECT) && n > 1)
+    st = measure(ctx, op, type, n, size, options, RANDOM_KEYS, &more);
   got = clsort__max(got, more);
   /* The segmented sort: the list of up to n / 2 short segments too. */
   if (op == CLSORT_OP_SEGMENTED_SORT && n >= 2)

@@ -94,3 +94,5 @@ clsort_status clsort__test_sort_segments(clsort_context *ctx, clsort_type type, 
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
   return st;
 }
+
+int clsort__test_top_k_path(void) { return (int)clsort__top_k_path(); }

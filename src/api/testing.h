@@ -37,6 +37,13 @@ clsort_status clsort__test_sort_segments(clsort_context *ctx, clsort_type type, 
                                          const size_t *begins, const size_t *ends,
                                          size_t num_segments, unsigned flags);
 
+/* The path the calling thread's last clsort_top_k or clsort_select (or
+ * buffer form) took: 0 none (k = 0), 1 the radix select alone, 2 the
+ * sampled path (one pass found the candidates), 3 the sampled path
+ * missed and the radix select ran after it, 4 the full sort of a large
+ * k (sorts.h's clsort__select_path). */
+int clsort__test_top_k_path(void);
+
 /* The out-of-core sort's plan for a host-array sort of n keys of `type`
  * with value_size-byte values (or indices, argsort) on this context as it
  * is now: out[0] elements per run, out[1] runs, out[2] of them kept on the

@@ -1,6 +1,6 @@
 /* top_k.c: clsort_top_k, clsort_select and their buffer forms: the checks,
- * the caller's arrays as device buffers, then the radix select of
- * sorts/top_k.c. */
+ * the caller's arrays as device buffers, then the sampled path or the
+ * radix select of sorts/top_k.c. */
 #include "api/api.h"
 
 #include <stdint.h>
@@ -131,7 +131,7 @@ static clsort_status select_host(clsort_context *ctx, clsort_type type, const vo
   clsort__host_array in;
   clsort__selected sel;
   clsort_status st = keys_on_device(ctx, keys, n * ks, &in);
-  if (st == CLSORT_SUCCESS) st = clsort__radix_select(ctx, &job, in.mem, n, k, &sel);
+  if (st == CLSORT_SUCCESS) st = clsort__select_key(ctx, &job, in.mem, n, k, &sel);
   if (st == CLSORT_SUCCESS) {
     uint64_t key = clsort__key_of_bits(type, job.descending, sel.bits);
     uint32_t key32 = (uint32_t)key;
@@ -161,7 +161,7 @@ static clsort_status select_buffer(clsort_context *ctx, clsort_type type, cl_mem
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
   clsort__sort_job job = clsort__make_job(type, n, o);
   clsort__selected sel;
-  FORWARD_IF_ERROR(clsort__radix_select(ctx, &job, keys, n, k, &sel));
+  FORWARD_IF_ERROR(clsort__select_key(ctx, &job, keys, n, k, &sel));
   /* A fill copies its pattern at the call: nothing of ours stays in use. */
   uint64_t key = clsort__key_of_bits(type, job.descending, sel.bits);
   uint32_t key32 = (uint32_t)key;

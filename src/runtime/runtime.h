@@ -87,6 +87,9 @@ typedef enum clsort__slot {
   SLOT_SELECT_FLAGS, /* the candidates that stay */
   SLOT_SELECT_COUNT, /* the compact primitive's count; top-k's append counter */
   SLOT_WIDE,         /* 8- and 16-bit keys or elements widened to 32 bits */
+  SLOT_TOPK_CTL,     /* top-k's sampled path: the sample, then its counts, */
+  SLOT_TOPK_KEYS,    /* its candidates */
+  SLOT_TOPK_POSITIONS, /* and their positions */
   SLOT_COUNT_
 } clsort__slot;
 

@@ -8,9 +8,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const merge_files[] = {"common/common.cl", "sorts/keys.cl", "sorts/merge.cl",
-                                          NULL};
+                                          "sorts/block_sort.cl", NULL};
 static const clsort__program_spec merge_spec = {"merge", merge_files};
 
 /* The merge pass shape: work-items per group and outputs per work-item. */
@@ -46,34 +47,115 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
   return s;
 }
 
+/* The run formation's shape on GPUs (block_sort.cl): 16 keys per
+ * work-item and the largest tile whose keys and values (padded one word
+ * in 32) fit the 48 KB of local memory a group may use, at most 8192 keys
+ * (512 work-items). On a CPU device that runs the GPU shape (the tests
+ * force it), 4 keys per work-item and at most 1024: PoCL compiles the
+ * unrolled network per variant, and runs a group's work-items in turn. */
+typedef struct block_shape {
+  unsigned wg, items;
+} block_shape;
+
+static block_shape block_shape_for(const clsort_context *ctx, size_t element) {
+  block_shape b = {1, ctx->is_cpu ? 4 : 16};
+  size_t budget = (clsort__min(ctx->local_mem, 48 * 1024) - 512) * 32 / 33;
+  size_t most = ctx->is_cpu ? 1024 : 8192;
+  while (2 * b.wg * b.items * element <= budget && 2 * b.wg * b.items <= most &&
+         2 * b.wg <= ctx->max_wg_size)
+    b.wg *= 2;
+  return b;
+}
+
 static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *job, merge_shape s,
-                                  cl_kernel *out) {
+                                  const char *name, cl_kernel *out) {
   size_t key_size = clsort_type_size(job->type);
-  char options[192];
+  char options[256], block[64] = "";
+  /* The block sort's shape depends only on the element size: one program
+   * per key and value type serves the sort and clsort_merge. CPU shapes
+   * leave it out. */
+  if (!ctx->tuning.cpu_shape) {
+    block_shape b = block_shape_for(ctx, key_size + job->value_size);
+    snprintf(block, sizeof block, " -DBS_WG=%u -DBS_ITEMS=%u", b.wg, b.items);
+  }
   snprintf(options, sizeof options,
-           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u",
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u%s",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", s.wg, s.items);
-  return clsort__get_kernel(ctx, &merge_spec, options, "merge_pass", out);
+           job->value_size == 8 ? "ulong" : "uint", s.wg, s.items, block);
+  return clsort__get_kernel(ctx, &merge_spec, options, name, out);
+}
+
+/* The two kernels of a merge pass. */
+typedef struct merge_kernels {
+  cl_kernel partition, merge;
+} merge_kernels;
+
+static clsort_status merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
+                                       merge_shape s, merge_kernels *k) {
+  FORWARD_IF_ERROR(merge_kernel(ctx, job, s, "merge_partition", &k->partition));
+  return merge_kernel(ctx, job, s, "merge_pass", &k->merge);
+}
+
+/* Where one merge pass reads and writes (merge.cl's merge_pass arguments). */
+typedef struct merge_io {
+  cl_mem ka, kb, ko, va, vb, vo;
+  cl_ulong run, left, b_first;
+  int b_apart, write_keys;
+} merge_io;
+
+/* One merge pass over n outputs: every tile's co-rank into the
+ * partitions buffer, then the merge. */
+static clsort_status merge_pass(clsort_context *ctx, const clsort__sort_job *job, merge_shape s,
+                                const merge_kernels *k, const merge_io *io) {
+  cl_ulong n64 = job->n, groups = clsort__div_up(job->n, (size_t)s.wg * s.items);
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  cl_mem parts;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX2, groups * sizeof(cl_ulong), &parts));
+  /* A group of (at most) 32 probes per tile (merge.cl's MP_WG), and the
+   * rounds that shrink the longest bracket (at most min(left, n) + 1
+   * candidates) to one: each divides it by the probes + 1. */
+  size_t pwg = clsort__min(s.wg, 32);
+  cl_uint rounds = 0;
+  for (size_t reach = 1; reach <= clsort__min((size_t)io->left, job->n); reach *= pwg + 1) rounds++;
+  clsort__arg pargs[] = {ARG(io->ka),   ARG(io->kb),    ARG(parts),   ARG(n64),
+                         ARG(io->run),  ARG(io->left),  ARG(io->b_first), ARG(io->b_apart),
+                         ARG(kind),     ARG(desc),      ARG(rounds)};
+  FORWARD_IF_ERROR(
+      clsort__launch(ctx, k->partition, (size_t)groups * pwg, pwg, 11, pargs, 0, NULL, NULL));
+  clsort__arg args[] = {ARG(io->ka),   ARG(io->kb),      ARG(io->ko),    ARG(io->va),
+                        ARG(io->vb),   ARG(io->vo),      ARG(parts),     ARG(n64),
+                        ARG(io->run),  ARG(io->left),    ARG(io->b_first), ARG(io->b_apart),
+                        ARG(kind),     ARG(desc),        ARG(io->write_keys)};
+  return clsort__launch(ctx, k->merge, (size_t)groups * s.wg, s.wg, 15, args, 0, NULL, NULL);
 }
 
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
   if (n == 0) return CLSORT_SUCCESS;
   if (ctx->tuning.cpu_shape) return clsort__merge_sort_cpu(ctx, job);
-  /* Runs: the stable tile whenever values can show the order of equal
-   * keys; keys alone cannot, and take the larger unstable tile. */
+  /* Runs: the block merge sort's tiles (block_sort.cl). CLSORT_MERGE_RUNS=bitonic
+   * forms them with the bitonic tile instead (the stable one whenever
+   * values can show the order of equal keys; keys alone take the larger
+   * unstable tile), as before 0.4; bench/ uses it to compare the two. */
+  const char *runs_env = getenv("CLSORT_MERGE_RUNS");
+  bool bitonic_runs = runs_env && strcmp(runs_env, "bitonic") == 0;
   clsort__sort_job tile_job = *job;
   tile_job.stable = vs != 0;
   clsort__bitonic_shape bs = clsort__bitonic_shape_for(ctx, key_size, vs, tile_job.stable);
-  size_t run = bs.tile;
+  block_shape blk = block_shape_for(ctx, key_size + vs);
+  size_t run = bitonic_runs ? bs.tile : (size_t)blk.wg * blk.items;
+  size_t tile_wg = bitonic_runs ? bs.wg : blk.wg;
   unsigned passes = 0;
   for (size_t r = run; r < n; r *= 2) passes++;
   merge_shape ms = shape_for(ctx, key_size, run);
 
-  cl_kernel sort_tiles, merge = NULL;
-  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &tile_job, BITONIC_SORT_TILES, &sort_tiles));
-  if (passes) FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, &merge));
+  cl_kernel sort_tiles;
+  merge_kernels mk;
+  if (bitonic_runs)
+    FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &tile_job, BITONIC_SORT_TILES, &sort_tiles));
+  else
+    FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, "merge_sort_tiles", &sort_tiles));
+  if (passes) FORWARD_IF_ERROR(merge_kernels_for(ctx, job, ms, &mk));
 
   /* Buffers: pass i (0 is the run formation) writes K[(passes - i) % 2],
    * so that the last lands in the output. An argsort's keys end in
@@ -93,19 +175,20 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
   cl_mem vin = vs && !make_index ? job->vals_in : vout;
   clsort__arg tile_args[] = {ARG(job->keys_in), ARG(kout), ARG(vin),  ARG(vout),
                              ARG(n64),          ARG(kind), ARG(desc), ARG(make_index)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, sort_tiles, clsort__div_up(n, bs.tile) * bs.wg, bs.wg, 8,
+  FORWARD_IF_ERROR(clsort__launch(ctx, sort_tiles, clsort__div_up(n, run) * tile_wg, tile_wg, 8,
                                   tile_args, 0, NULL, NULL));
 
-  size_t tile = (size_t)ms.wg * ms.items, groups = clsort__div_up(n, tile);
   for (unsigned p = 0; p < passes; p++, run *= 2) {
-    cl_mem kin = K[(passes - p) % 2], ko = K[(passes - p - 1) % 2];
-    cl_mem vi = vs ? V[(passes - p) % 2] : kin, vo = vs ? V[(passes - p - 1) % 2] : ko;
-    cl_ulong run64 = run, b_first = 0;
-    int write_keys = job->keys_out != NULL || p + 1 < passes, b_apart = 0;
-    clsort__arg args[] = {ARG(kin),   ARG(kin),     ARG(ko),   ARG(vi),   ARG(vi),
-                          ARG(vo),    ARG(n64),     ARG(run64), ARG(run64), ARG(b_first),
-                          ARG(b_apart), ARG(kind),  ARG(desc), ARG(write_keys)};
-    FORWARD_IF_ERROR(clsort__launch(ctx, merge, groups * ms.wg, ms.wg, 14, args, 0, NULL, NULL));
+    merge_io io;
+    io.ka = io.kb = K[(passes - p) % 2];
+    io.ko = K[(passes - p - 1) % 2];
+    io.va = io.vb = vs ? V[(passes - p) % 2] : io.ka;
+    io.vo = vs ? V[(passes - p - 1) % 2] : io.ko;
+    io.run = io.left = run;
+    io.b_first = 0;
+    io.b_apart = 0;
+    io.write_keys = job->keys_out != NULL || p + 1 < passes;
+    FORWARD_IF_ERROR(merge_pass(ctx, job, ms, &mk, &io));
   }
   return CLSORT_SUCCESS;
 }
@@ -122,17 +205,20 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
   size_t run = (size_t)1 << 16;
   while (run < n) run *= 2;
   merge_shape ms = shape_for(ctx, key_size, run);
-  cl_kernel merge;
-  FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, &merge));
+  merge_kernels mk;
+  FORWARD_IF_ERROR(merge_kernels_for(ctx, job, ms, &mk));
   /* An empty side may come as NULL; the kernel never reads it. */
-  cl_mem ka = a ? a : b, kb = b ? b : a;
-  cl_mem pa = vs ? (va ? va : vb) : job->keys_out, pb = vs ? (vb ? vb : va) : job->keys_out;
-  cl_mem vo = vs ? job->vals_out : job->keys_out;
-  cl_ulong n64 = n, run64 = run, left = na, first = b_first;
-  int kind = clsort__key_kind(job->type), desc = job->descending, write_keys = 1, b_apart = 1;
-  clsort__arg args[] = {ARG(ka),      ARG(kb),     ARG(job->keys_out), ARG(pa),   ARG(pb),
-                        ARG(vo),      ARG(n64),    ARG(run64),         ARG(left), ARG(first),
-                        ARG(b_apart), ARG(kind),   ARG(desc),          ARG(write_keys)};
-  size_t groups = clsort__div_up(n, (size_t)ms.wg * ms.items);
-  return clsort__launch(ctx, merge, groups * ms.wg, ms.wg, 14, args, 0, NULL, NULL);
+  merge_io io;
+  io.ka = a ? a : b;
+  io.kb = b ? b : a;
+  io.ko = job->keys_out;
+  io.va = vs ? (va ? va : vb) : job->keys_out;
+  io.vb = vs ? (vb ? vb : va) : job->keys_out;
+  io.vo = vs ? job->vals_out : job->keys_out;
+  io.run = run;
+  io.left = na;
+  io.b_first = b_first;
+  io.b_apart = 1;
+  io.write_keys = 1;
+  return merge_pass(ctx, job, ms, &mk, &io);
 }

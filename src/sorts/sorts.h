@@ -143,6 +143,50 @@ typedef struct clsort__selected {
 } clsort__selected;
 clsort_status clsort__radix_select(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
                                    size_t n, size_t rank, clsort__selected *out);
+/* clsort__radix_select after the sampled path (top_k_sample.c) when that
+ * finds the rank's key in one pass: what clsort_select runs. */
+clsort_status clsort__select_key(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                                 size_t n, size_t rank, clsort__selected *out);
+/* A kernel of topk.cl for keys of key_size bytes (4 or 8)
+ * (top_k_sample.c). */
+clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const char *name,
+                                  cl_kernel *out);
+
+/* top_k_sample.c: the sampled path. Of the n keys (n >= 1) ordered as
+ * `job` says, tries to find in one pass the keys whose order bits lie in
+ * a bracket [lo, hi] that holds the ranks [first, last] of the sorted
+ * order (first == 0: no lower threshold, lo = 0), with their input
+ * positions as position_size-byte integers (0: none). found: the bracket
+ * held; `keys` (and `positions`) then hold its `count` keys in no
+ * particular order, `below` keys lie below lo, and hi is the upper
+ * threshold. Not found (the path did not run, or a threshold missed, or
+ * the candidates overflowed their buffer): the caller finds the ranks
+ * otherwise. One blocking read of the sample and one of the counts. */
+typedef struct clsort__sampled {
+  bool found;
+  cl_mem keys, positions;
+  size_t count, below;
+  uint64_t hi;
+} clsort__sampled;
+clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_job *job,
+                                        cl_mem keys, size_t n, size_t first, size_t last,
+                                        size_t position_size, clsort__sampled *out);
+/* Whether clsort_select tries the sampled path: in the CPU shape; on GPUs
+ * only when CLSORT_TOPK asks for it (sampled) or for its misses. */
+bool clsort__select_samples(const clsort_context *ctx);
+/* The path the calling thread's last top-k or select took, for the tests
+ * (api/testing.h): none (k = 0), the radix select alone, the sampled
+ * path, the sampled path missed and then the radix select, or the full
+ * sort of a large k. */
+typedef enum clsort__select_path {
+  SELECT_PATH_NONE,
+  SELECT_PATH_RADIX,
+  SELECT_PATH_SAMPLED,
+  SELECT_PATH_FALLBACK,
+  SELECT_PATH_SORT_ALL
+} clsort__select_path;
+clsort__select_path clsort__top_k_path(void);
+void clsort__top_k_set_path(clsort__select_path path);
 /* The key whose order bits are `bits`, as its type stores it (the host's
  * bits_to_key of keys.cl). */
 uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t bits);

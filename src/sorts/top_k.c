@@ -1,5 +1,7 @@
-/* top_k.c: radix select (clsort_select) and top-k (clsort_top_k). The
- * k-th key is found digit by digit from the top: each round counts the
+/* top_k.c: radix select (clsort_select) and top-k (clsort_top_k). Both
+ * first try the sampled path (top_k_sample.c), which finds the keys near
+ * the rank asked for in one pass; when it misses, the radix select runs:
+ * the k-th key is found digit by digit from the top: each round counts the
  * candidates' digits (a histogram kernel; nothing per key is written),
  * reads the 256 counts back, picks the digit whose bucket holds the rank,
  * and when that bucket is small compacts its keys with the compact
@@ -7,24 +9,15 @@
  * every key at or below the k-th (with its input position) in one pass,
  * sorts that small set by position and then stably by key with the radix
  * sort, and keeps its first k: ties at the boundary go to the lowest
- * input positions, as the stable order has them. A large k, for which the select saves little,
- * sorts everything instead. */
+ * input positions, as the stable order has them. A large k, for which the
+ * select saves little, sorts everything instead. */
 #include "sorts/sorts.h"
 
 #include <string.h>
 
-static const char *const topk_files[] = {"common/common.cl", "sorts/keys.cl", "sorts/topk.cl",
-                                         NULL};
-static const clsort__program_spec topk_spec = {"topk", topk_files};
-
 /* Bits per round: 256 buckets, four rounds for 4-byte keys. */
 #define DIGIT_BITS 8u
 #define BUCKETS (1u << DIGIT_BITS)
-
-static clsort_status topk_kernel(clsort_context *ctx, size_t key_size, const char *name,
-                                 cl_kernel *out) {
-  return clsort__key_width_kernel(ctx, &topk_spec, key_size, name, out);
-}
 
 /* An element-wise kernel over n elements (topk.cl's TK_FOR): enough
  * groups to fill the device, none idle. */
@@ -82,11 +75,19 @@ clsort_status clsort__radix_select(clsort_context *ctx, const clsort__sort_job *
   size_t ks = clsort_type_size(job->type);
   int kind = clsort__key_kind(job->type), desc = job->descending;
   cl_kernel hist_k, flags_k;
-  FORWARD_IF_ERROR(topk_kernel(ctx, ks, "topk_histogram", &hist_k));
-  FORWARD_IF_ERROR(topk_kernel(ctx, ks, "topk_flag_prefix", &flags_k));
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_histogram", &hist_k));
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_flag_prefix", &flags_k));
   cl_mem cur = keys, spare[2] = {NULL, NULL}, table, flags, count;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_COUNT, sizeof(cl_ulong), &count));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_TABLE, BUCKETS * sizeof(cl_uint), &table));
+  /* clsort_scratch_bytes (ctx->measuring) runs on synthetic keys: ask
+   * the largest compactions any keys make up front (a bucket kept holds
+   * at most an eighth of the candidates). */
+  if (ctx->measuring && n >= 2) {
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_FLAGS, n, &flags));
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_A, n / 8 * ks + ks, &spare[0]));
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_B, n / 64 * ks + ks, &spare[1]));
+  }
   size_t m = n, r = rank, less = 0, turn = 0;
   uint64_t prefix = 0, mask = 0;
   for (unsigned shift = (unsigned)ks * 8 - DIGIT_BITS;; shift -= DIGIT_BITS) {
@@ -167,43 +168,29 @@ static clsort_status sort_all(clsort_context *ctx, const clsort__sort_job *job, 
   return CLSORT_SUCCESS;
 }
 
-/* The keys at or below the k-th (and their positions), appended in no
- * particular order, then sorted: by position, then stably by key, so that
- * equal keys keep their input order (keys alone need the second sort
- * only). The path of a small k. */
-static clsort_status sort_candidates(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
-                                     size_t n, size_t k, cl_mem *sorted_keys, cl_mem *sorted_idx) {
+/* The bits that values up to v need (at least 1). */
+static unsigned bit_length(uint64_t v) {
+  unsigned b = 1;
+  while (b < 64 && (v >> b)) b++;
+  return b;
+}
+
+/* The c candidates in ck (with their input positions in ci, when the job
+ * has values), appended in no particular order, sorted: by position, then
+ * stably by key, so that equal keys keep their input order (keys alone
+ * need the second sort only). Positions are below n and every
+ * candidate's order bits are at most `bound`: each sort reads only the
+ * bits those take (for small k most of a key's high bits are zero). */
+static clsort_status order_candidates(clsort_context *ctx, const clsort__sort_job *job, cl_mem ck,
+                                      cl_mem ci, size_t c, size_t n, uint64_t bound) {
   size_t ks = clsort_type_size(job->type), is = job->value_size;
-  clsort__selected sel;
-  FORWARD_IF_ERROR(clsort__radix_select(ctx, job, keys, n, k - 1, &sel));
-  size_t c = sel.less + sel.equal;
-  /* The counter is 32 bits; so many candidates cost a full sort anyway. */
-  if (c > UINT32_MAX) return sort_all(ctx, job, keys, n, sorted_keys, sorted_idx);
-  cl_kernel append;
-  FORWARD_IF_ERROR(topk_kernel(ctx, ks, "topk_append", &append));
-  cl_mem counter, ck, ci = NULL;
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_COUNT, sizeof(cl_ulong), &counter));
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_A, c * ks, &ck));
-  if (is) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_B, c * is, &ci));
-  cl_uint zero = 0;
-  FORWARD_IF_ERROR(CL_CHECK(
-      clEnqueueFillBuffer(ctx->queue, counter, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL)));
-  cl_ulong n64 = n, t64 = sel.bits;
-  cl_uint t32 = (cl_uint)sel.bits;
-  int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
-  int wide = is == 8;
-  cl_mem pos = ci ? ci : ck;
-  clsort__arg args[] = {ARG(keys),      ARG(n64),    ks == 8 ? ARG(t64) : ARG(t32),
-                        ARG(kind),      ARG(desc),   ARG(ck),
-                        ARG(positions), ARG(wide),   ARG(pos),
-                        ARG(pos),       ARG(counter)};
-  FORWARD_IF_ERROR(launch_each(ctx, append, n, 11, args));
-  if (c >= 2 && is) {
+  if (c < 2) return CLSORT_SUCCESS;
+  if (is) {
     clsort__sort_job by_pos = *job;
     by_pos.type = is == 8 ? CLSORT_U64 : CLSORT_U32;
     by_pos.n = c;
     by_pos.begin_bit = 0;
-    by_pos.end_bit = (unsigned)is * 8;
+    by_pos.end_bit = bit_length(n - 1);
     by_pos.descending = false;
     by_pos.keys_in = by_pos.keys_out = ci;
     by_pos.vals_in = by_pos.vals_out = ck;
@@ -211,26 +198,95 @@ static clsort_status sort_candidates(clsort_context *ctx, const clsort__sort_job
     by_pos.make_index = false;
     FORWARD_IF_ERROR(clsort__radix_sort(ctx, &by_pos));
   }
-  if (c >= 2) {
-    clsort__sort_job s = *job;
-    s.n = c;
-    s.keys_in = s.keys_out = ck;
-    s.vals_in = s.vals_out = ci;
-    s.make_index = false;
-    FORWARD_IF_ERROR(clsort__radix_sort(ctx, &s));
+  clsort__sort_job s = *job;
+  s.n = c;
+  s.begin_bit = 0;
+  s.end_bit = bit_length(bound);
+  s.keys_in = s.keys_out = ck;
+  s.vals_in = s.vals_out = ci;
+  s.make_index = false;
+  return clsort__radix_sort(ctx, &s);
+}
+
+/* The keys at or below the k-th (and their positions), appended in one
+ * pass after the radix select found the k-th: the path of a small k when
+ * the sampled path missed. */
+static clsort_status append_selected(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                                     size_t n, size_t k, cl_mem *ck, cl_mem *ci, size_t *count,
+                                     uint64_t *bound) {
+  size_t ks = clsort_type_size(job->type), is = job->value_size;
+  clsort__selected sel;
+  FORWARD_IF_ERROR(clsort__radix_select(ctx, job, keys, n, k - 1, &sel));
+  size_t c = sel.less + sel.equal;
+  *count = c;
+  *bound = sel.bits;
+  *ci = NULL;
+  /* The counter is 32 bits; so many candidates cost a full sort anyway. */
+  if (c > UINT32_MAX) return CLSORT_SUCCESS;
+  cl_kernel append;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_append", &append));
+  cl_mem counter;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_COUNT, sizeof(cl_ulong), &counter));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_A, c * ks, ck));
+  if (is) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_B, c * is, ci));
+  cl_uint zero = 0;
+  FORWARD_IF_ERROR(CL_CHECK(
+      clEnqueueFillBuffer(ctx->queue, counter, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL)));
+  cl_ulong n64 = n, t64 = sel.bits;
+  cl_uint t32 = (cl_uint)sel.bits;
+  int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
+  int wide = is == 8;
+  cl_mem pos = *ci ? *ci : *ck;
+  clsort__arg args[] = {ARG(keys),      ARG(n64),    ks == 8 ? ARG(t64) : ARG(t32),
+                        ARG(kind),      ARG(desc),   ARG(*ck),
+                        ARG(positions), ARG(wide),   ARG(pos),
+                        ARG(pos),       ARG(counter)};
+  return launch_each(ctx, append, n, 11, args);
+}
+
+/* The keys at or below the k-th and their positions, sorted: the path of
+ * a small k. The sampled path finds them in one pass; when it misses,
+ * the radix select finds the k-th and one more pass appends them. */
+static clsort_status sort_candidates(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                                     size_t n, size_t k, cl_mem *sorted_keys, cl_mem *sorted_idx) {
+  clsort__sampled got;
+  FORWARD_IF_ERROR(clsort__sample_candidates(ctx, job, keys, n, 0, k - 1, job->value_size, &got));
+  cl_mem ck = got.keys, ci = got.positions;
+  size_t c = got.count;
+  uint64_t bound = got.hi;
+  if (!got.found) {
+    FORWARD_IF_ERROR(append_selected(ctx, job, keys, n, k, &ck, &ci, &c, &bound));
+    if (c > UINT32_MAX) return sort_all(ctx, job, keys, n, sorted_keys, sorted_idx);
   }
+  FORWARD_IF_ERROR(order_candidates(ctx, job, ck, ci, c, n, bound));
   *sorted_keys = ck;
   *sorted_idx = ci;
   return CLSORT_SUCCESS;
 }
 
+clsort_status clsort__select_key(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                                 size_t n, size_t rank, clsort__selected *out) {
+  clsort__top_k_set_path(SELECT_PATH_RADIX);
+  if (!clsort__select_samples(ctx)) return clsort__radix_select(ctx, job, keys, n, rank, out);
+  clsort__sampled got;
+  FORWARD_IF_ERROR(clsort__sample_candidates(ctx, job, keys, n, rank, rank, 0, &got));
+  if (!got.found) return clsort__radix_select(ctx, job, keys, n, rank, out);
+  /* The key of that rank is among the candidates, and so are all its
+   * equals: only the count below them is to add. */
+  FORWARD_IF_ERROR(clsort__radix_select(ctx, job, got.keys, got.count, rank - got.below, out));
+  out->less += got.below;
+  return CLSORT_SUCCESS;
+}
+
 clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys, size_t n,
                             size_t k, cl_mem out_keys, cl_mem indices) {
+  clsort__top_k_set_path(SELECT_PATH_NONE);
   if (k == 0) return CLSORT_SUCCESS;
   size_t ks = clsort_type_size(job->type), is = job->value_size;
   cl_mem sk, si;
   /* From a quarter of n on, the candidates' compaction and sort cost
    * about as much as sorting everything. */
+  clsort__top_k_set_path(k >= n / 4 ? SELECT_PATH_SORT_ALL : SELECT_PATH_RADIX);
   if (k >= n / 4)
     FORWARD_IF_ERROR(sort_all(ctx, job, keys, n, &sk, &si));
   else

@@ -40,7 +40,10 @@ T_TEST(scratch_serves_calls) {
   /* A pairs sort needs at least a copy of the keys and of the values. */
   ASSERT_GE_U64(sort_bytes, n * 8);
   ASSERT_GE_U64(topk_bytes, n);
-  ASSERT_EQ_U64(merge_bytes, 0);
+  /* A merge's only scratch is its co-rank table: 8 bytes per tile (of 256
+   * outputs or more: tests force 16 x 16 groups). */
+  /* (plus the rounding up to the device's buffer alignment, 512 bytes on PoCL) */
+  ASSERT_LE_U64(merge_bytes, n / 16 + 1024);
   size_t most = sort_bytes > topk_bytes ? sort_bytes : topk_bytes;
   most = most > seg_bytes ? most : seg_bytes;
 
@@ -83,6 +86,56 @@ T_TEST(scratch_serves_calls) {
     ASSERT_EQ_U64(clsort_context_memory_used(T_CTX), 0);
   }
   ASSERT_EQ_U64(clsort_context_set_scratch(T_CTX, NULL, 0), CLSORT_SUCCESS);
+}
+
+/* Select and top-k in exactly the measured scratch, on random keys and
+ * on keys with eight equal top bytes (the radix select keeps an eighth of
+ * the keys), at ranks the sampled path serves and at ones it leaves to
+ * the radix select (the measurement's own keys are synthetic). */
+T_TEST(scratch_serves_select) {
+  t_rng r;
+  t_rng_init(&r, "scratch_select");
+  size_t n = 100000, sel_bytes, topk_bytes;
+  ASSERT_EQ_U64(clsort_scratch_bytes(T_CTX, CLSORT_OP_SELECT, CLSORT_U32, n, 0, NULL, &sel_bytes),
+                CLSORT_SUCCESS);
+  ASSERT_EQ_U64(clsort_scratch_bytes(T_CTX, CLSORT_OP_TOP_K, CLSORT_U32, n, 4, NULL, &topk_bytes),
+                CLSORT_SUCCESS);
+  uint32_t *keys = t_alloc(n * 4), got = 0;
+  uint32_t *idx = t_alloc(1000 * 4);
+  for (int data = 0; data < 2; data++) {
+    t_fill_random(&r, CLSORT_U32, keys, n);
+    if (data == 1)
+      for (size_t i = 0; i < n; i++) keys[i] = (keys[i] & 0x00ffffffu) | (uint32_t)(i % 8) << 24;
+    clsort_options o = {CLSORT_AUTO, 0u, 0u, 0u};
+    size_t *perm = t_ref_permutation(CLSORT_U32, keys, n, &o);
+    cl_mem bk = t_buffer(n * 4, keys), bo = t_buffer(16, NULL);
+    drop_own_scratch();
+    ASSERT_EQ_U64(clsort_context_set_scratch(T_CTX, scratch_of(sel_bytes), sel_bytes),
+                  CLSORT_SUCCESS);
+    size_t ranks[4] = {0, 100, n / 2, n - 1};
+    for (int j = 0; j < 4; j++) {
+      t_label("select_buffer k=%zu in the measured scratch, keys %d", ranks[j], data);
+      ASSERT_EQ_U64(clsort_select_buffer(T_CTX, CLSORT_U32, bk, n, ranks[j], bo, NULL, 0, NULL,
+                                         NULL),
+                    CLSORT_SUCCESS);
+      t_read_into(bo, &got, 4);
+      ASSERT_EQ_U64(got, keys[perm[ranks[j]]]);
+    }
+    ASSERT_EQ_U64(clsort_context_set_scratch(T_CTX, scratch_of(topk_bytes), topk_bytes),
+                  CLSORT_SUCCESS);
+    size_t kk[3] = {1, 1000, n / 4 - 1};
+    for (int j = 0; j < 3; j++) {
+      t_label("top_k_buffer k=%zu in the measured scratch, keys %d", kk[j], data);
+      cl_mem bkk = t_buffer(kk[j] * 4, NULL), bii = t_buffer(kk[j] * 4, NULL);
+      ASSERT_EQ_U64(clsort_top_k_buffer(T_CTX, CLSORT_U32, bk, n, kk[j], bkk, bii, 4, NULL, 0,
+                                        NULL, NULL),
+                    CLSORT_SUCCESS);
+      size_t check = kk[j] < 1000 ? kk[j] : 1000;
+      t_read_into(bii, idx, check * 4);
+      t_check_payload_exact(idx, 4, perm, check, true);
+    }
+    ASSERT_EQ_U64(clsort_context_set_scratch(T_CTX, NULL, 0), CLSORT_SUCCESS);
+  }
 }
 
 /* Half the measured size: CLSORT_ERROR_MEMORY_LIMIT, keys and values as
@@ -139,6 +192,7 @@ static void add(Suite *s, unsigned tiers) {
   if (!(tiers & T_QUICK)) return;
   TCase *tc = t_tcase(s, "scratch", true);
   tcase_add_test(tc, scratch_serves_calls);
+  tcase_add_test(tc, scratch_serves_select);
   tcase_add_test(tc, scratch_too_small);
   tcase_add_test(tc, scratch_errors);
 }

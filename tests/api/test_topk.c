@@ -4,9 +4,14 @@
  * positions win), and the key at position k. Every key type, both
  * directions, 4- and 8-byte indices or none, k = 0, 1, n - 1, n and
  * around the switch to the full sort, few distinct keys (duplicates at the
- * boundary), the ten distributions; then each error path with its status
- * and every array untouched. */
+ * boundary), the ten distributions; the sampled path (one pass between
+ * thresholds from a sample): that it runs where it should, and that its
+ * misses (a threshold too low, too many candidates, forced through
+ * CLSORT_TOPK) and adversarial keys fall back to the radix select with
+ * exact results; then each error path with its status and every array
+ * untouched. */
 #define _POSIX_C_SOURCE 200809L
+#include "api/testing.h"
 #include "sorts/sort_check.h"
 
 #include <stdlib.h>
@@ -147,6 +152,79 @@ T_TEST(topk_boundary_ties) {
   }
 }
 
+/* ------------------------------------------------------ sampled path */
+enum { PATH_RADIX = 1, PATH_SAMPLED = 2, PATH_FALLBACK = 3 };
+
+/* The path the last call took, against `want` (0: any). */
+static void expect_path(int want) {
+  int got = clsort__test_top_k_path();
+  if (want && got != want) ck_abort_msg("%s: took path %d, expected %d", t_where(), got, want);
+}
+
+/* Top-k of each k and select of each rank on keys of distribution
+ * `dist`, checked, each call's path against want_top / want_select (0:
+ * any); the index size and the form cycle. */
+static void sampled_case(clsort_type t, int dist, size_t n, bool desc, const size_t *kk, size_t nk,
+                         int want_top, const size_t *ranks, size_t nr, int want_select) {
+  t_rng r;
+  t_rng_init(&r, "topk_sampled");
+  r.s[0] ^= (uint64_t)t * 31 + (uint64_t)dist;
+  size_t ks = clsort_type_size(t);
+  void *keys = t_alloc(n * ks);
+  t_gen_keys(&r, t, dist, keys, n);
+  clsort_options o = opts(desc);
+  size_t *perm = t_ref_permutation(t, keys, n, &o);
+  static const size_t index_sizes[3] = {4, 0, 8};
+  for (size_t j = 0; j < nk; j++) {
+    check_top_k(t, keys, n, kk[j], index_sizes[j % 3], &o, perm, j % 2 == 1);
+    expect_path(want_top);
+  }
+  for (size_t j = 0; j < nr; j++) {
+    check_select(t, keys, n, ranks[j], &o, perm, j % 2 == 0);
+    expect_path(want_select);
+  }
+}
+
+/* _i = type (u32, f64: the kernels differ by key size). Keys in random
+ * order take the sampled path at these sizes; the knobs make it miss. */
+T_TEST(topk_sampled) {
+  clsort_type t = _i == 0 ? CLSORT_U32 : CLSORT_F64;
+  if (t_skip_type(t)) return;
+  /* "sampled": select samples in the GPU shape too, where it takes the
+   * radix select by default. */
+  setenv("CLSORT_TOPK", "sampled", 1);
+  size_t n = 1u << 16;
+  size_t kk[3] = {1, 100, 1000}, ranks[4] = {7, 6000, n - 6000, n - 1};
+  sampled_case(t, D_UNIFORM, n, _i == 1, kk, 3, PATH_SAMPLED, ranks, 4, PATH_SAMPLED);
+  /* Thresholds too low. */
+  size_t k_low[1] = {1000};
+  setenv("CLSORT_TOPK", "low", 1);
+  sampled_case(t, D_UNIFORM, n, false, k_low, 1, PATH_FALLBACK, ranks, 2, PATH_FALLBACK);
+  /* Too many candidates: a buffer of one. */
+  setenv("CLSORT_TOPK", "tight", 1);
+  sampled_case(t, D_UNIFORM, n, true, kk + 1, 2, PATH_FALLBACK, ranks, 2, PATH_FALLBACK);
+  setenv("CLSORT_TOPK", "radix", 1);
+  sampled_case(t, D_UNIFORM, n, false, kk, 1, PATH_RADIX, ranks, 1, PATH_RADIX);
+  unsetenv("CLSORT_TOPK");
+}
+
+/* Adversarial keys at the sampled path's sizes, exact whichever path:
+ * every key equal (the bracket holds them all: it overflows), sorted
+ * both ways (the strata give exact quantiles), few distinct values with
+ * the specials (NaNs, infinities, zeros of both signs for floats), a
+ * narrow range; both directions. */
+T_TEST(topk_sampled_adversarial) {
+  clsort_type t = _i == 0 ? CLSORT_U32 : CLSORT_F64;
+  if (t_skip_type(t)) return;
+  unsetenv("CLSORT_TOPK"); /* in case a failed test left it */
+  size_t n = 1u << 16;
+  size_t kk[3] = {1, 100, 3000}, ranks[3] = {0, 5000, n - 1};
+  sampled_case(t, D_ZERO, n, false, kk, 3, PATH_FALLBACK, ranks, 2, 0);
+  static const int dists[4] = {D_SORTED, D_REVERSE, D_FEW, D_NARROW};
+  for (int d = 0; d < 4; d++)
+    for (int desc = 0; desc < 2; desc++) sampled_case(t, dists[d], n, desc, kk, 3, 0, ranks, 3, 0);
+}
+
 /* ------------------------------------------------------------- errors */
 enum { EN = 64 };
 
@@ -220,9 +298,16 @@ T_TEST(topk_errors) {
 static void add(Suite *s, unsigned tiers) {
   if (!(tiers & T_QUICK)) return;
   TCase *tc = t_tcase(s, "topk", true);
-  tcase_add_loop_test(tc, topk_types, 0, 6);
-  tcase_add_loop_test(tc, topk_boundary_ties, 0, 2);
-  tcase_add_test(tc, topk_errors);
+  /* Part "sampled": the sampled path alone (meson runs it in the GPU
+   * shape, whose filter kernel the H100 runs). */
+  bool all = !(t_part && t_part[0] && t_part_selected("sampled"));
+  if (all) {
+    tcase_add_loop_test(tc, topk_types, 0, 6);
+    tcase_add_loop_test(tc, topk_boundary_ties, 0, 2);
+  }
+  tcase_add_loop_test(tc, topk_sampled, 0, 2);
+  tcase_add_loop_test(tc, topk_sampled_adversarial, 0, 2);
+  if (all) tcase_add_test(tc, topk_errors);
 }
 
 int main(int argc, char **argv) { return t_main(argc, argv, "topk", add); }

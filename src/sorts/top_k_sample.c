@@ -1,0 +1,320 @@
+/* top_k_sample.c: the sampled path of top-k and select, which finds their
+ * candidates reading the keys once. A sample of the keys (topk_sample:
+ * one per stratum of positions) comes back to the host, which picks from
+ * it thresholds lo <= hi that, with high probability, bracket the ranks
+ * asked for while few keys lie between them; one pass (topk_filter) then
+ * appends the keys in [lo, hi] and counts those below lo. The counts
+ * tell whether the bracket held: when it did not (too few keys at or
+ * below hi, too many below lo, or more candidates than the buffer holds)
+ * the caller runs the radix select instead, so results stay exact; only
+ * the time of one pass is lost. */
+#include "sorts/sorts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The topk program (topk.cl): the sampled path's kernels and the radix
+ * select's (top_k.c, which calls this file, not the other way round). */
+static const char *const topk_files[] = {"common/common.cl", "common/wg_scan.cl@u32",
+                                         "sorts/keys.cl", "sorts/topk.cl", NULL};
+static const clsort__program_spec topk_spec = {"topk", topk_files};
+
+clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const char *name,
+                                  cl_kernel *out) {
+  return clsort__key_width_kernel(ctx, &topk_spec, key_size, name, out);
+}
+
+/* Below this many keys the radix select's few rounds cost as little. */
+#define SAMPLE_MIN_N 4096u
+/* The chance that a threshold misses or the buffer overflows, each, for
+ * keys in random order: 1e-6, through L = ln(1e6). */
+#define MISS_LOG 13.815510557964274
+/* The filter's keys per work-item: topk.cl's TK_ITEMS. */
+#define FILTER_ITEMS_MAX 32u
+
+/* The thread's last path, for the tests (clsort__top_k_path). */
+static _Thread_local clsort__select_path last_path = SELECT_PATH_NONE;
+
+clsort__select_path clsort__top_k_path(void) { return last_path; }
+void clsort__top_k_set_path(clsort__select_path p) { last_path = p; }
+
+/* CLSORT_TOPK: "radix" never samples; "sampled" samples for select on
+ * GPUs too; "low" and "tight" make the sampled path miss, so that the
+ * tests reach the fallback: thresholds at the lowest order bits (0, which
+ * no key of the tests' random data has: too few candidates), or a buffer
+ * of one candidate (too many). Read at each call. */
+typedef enum knob { KNOB_NONE, KNOB_RADIX, KNOB_SAMPLED, KNOB_LOW, KNOB_TIGHT } knob;
+static knob read_knob(void) {
+  const char *v = getenv("CLSORT_TOPK");
+  if (!v) return KNOB_NONE;
+  if (strcmp(v, "radix") == 0) return KNOB_RADIX;
+  if (strcmp(v, "sampled") == 0) return KNOB_SAMPLED;
+  if (strcmp(v, "low") == 0) return KNOB_LOW;
+  if (strcmp(v, "tight") == 0) return KNOB_TIGHT;
+  return KNOB_NONE;
+}
+
+/* On the H100 the sampled select lost to the radix select (2^24 / 2^26
+ * u32: 0.47 / 0.59 ms against 0.24 / 0.52; u64 0.60 / 0.79 against 0.39 /
+ * 0.76): the radix select's four histogram passes are cheap there, and the
+ * sampled path's two blocking reads are not. Top-k gains (the candidates'
+ * sort is what it saves), so only select keeps the radix select on GPUs. */
+bool clsort__select_samples(const clsort_context *ctx) {
+  knob k = read_knob();
+  if (k == KNOB_RADIX) return false;
+  return k != KNOB_NONE || ctx->tuning.cpu_shape;
+}
+
+/* e^-x for 0 <= x <= 64 and the square root, without libm (the library
+ * links none): the thresholds need a few digits only. */
+static double exp_neg(double x) {
+  double r = 1.0;
+  for (; x >= 1.0; x -= 1.0) r *= 0.36787944117144233; /* e^-1 */
+  double term = 1.0, sum = 1.0;
+  for (int i = 1; i < 20; i++) sum += term *= -x / i;
+  return r * sum;
+}
+static double root(double x) {
+  double r = x > 1.0 ? x : 1.0;
+  for (int i = 0; i < 60; i++) r = 0.5 * (r + x / r);
+  return r;
+}
+
+/* The sample rank whose key is at or above the key of rank `rank` of the
+ * n keys, but for a chance below 1e-6: it fails only when more sample
+ * keys than it fall below that key, a count about Poisson with mean
+ * lam = (rank + 1) s / n. Exact tails for small means, Bernstein's bound
+ * above. */
+static size_t rank_above(double lam) {
+  if (lam <= 64.0) {
+    double term = exp_neg(lam), cdf = term;
+    size_t j = 0;
+    while (1.0 - cdf > 1e-6) {
+      j++;
+      term *= lam / (double)j;
+      cdf += term;
+    }
+    return j;
+  }
+  return (size_t)(lam + MISS_LOG / 3 + root(MISS_LOG * MISS_LOG / 9 + 2 * MISS_LOG * lam)) + 1;
+}
+
+/* The sample rank whose key is at or below the key of that rank, but for
+ * a chance below 1e-6 (fewer sample keys than it fall at or below); -1
+ * when the sample is too small for any. */
+static long rank_below(double lam) {
+  if (lam <= 64.0) {
+    double term = exp_neg(lam), cdf = term;
+    long j = -1;
+    while (cdf <= 1e-6) {
+      j++;
+      term *= lam / (double)(j + 1);
+      cdf += term;
+    }
+    return j;
+  }
+  double t = lam - root(2 * MISS_LOG * lam);
+  return t < 1.0 ? -1 : (long)t - 1;
+}
+
+/* The j-th smallest (0-based) of a[0, m), moved to a[j] with nothing
+ * larger before it (Hoare's quickselect, middle pivot). */
+static uint64_t nth_smallest(uint64_t *a, size_t m, size_t j) {
+  size_t lo = 0, hi = m - 1;
+  while (lo < hi) {
+    uint64_t pivot = a[lo + (hi - lo) / 2];
+    size_t i = lo, k = hi;
+    for (;;) {
+      while (a[i] < pivot) i++;
+      while (a[k] > pivot) k--;
+      if (i >= k) break;
+      uint64_t t = a[i];
+      a[i++] = a[k];
+      a[k--] = t;
+    }
+    /* a[lo, k] <= pivot <= a[k + 1, hi]. */
+    if (j <= k)
+      hi = k;
+    else
+      lo = k + 1;
+  }
+  return a[j];
+}
+
+/* The j-th smallest (0-based) of a[0, m) for a small j (< 64), in one
+ * pass that keeps the j + 1 smallest seen in order: most keys cost one
+ * comparison, where the quickselect moves every key a few times (the
+ * host's time counts in top-k's). a is left as it was. */
+#define FEW_RANKS 64
+static uint64_t nth_smallest_few(const uint64_t *a, size_t m, size_t j) {
+  uint64_t best[FEW_RANKS];
+  size_t have = 0;
+  for (size_t i = 0; i < m; i++) {
+    uint64_t x = a[i];
+    if (have == j + 1 && x >= best[j]) continue;
+    size_t at = have < j + 1 ? have++ : j;
+    for (; at > 0 && best[at - 1] > x; at--) best[at] = best[at - 1];
+    best[at] = x;
+  }
+  return best[j];
+}
+
+/* The plan for n keys and the ranks [first, last]: the sample size, the
+ * two sample ranks (lo_rank -1: no lower threshold; hi_rank >= s: no
+ * upper one), the candidates' buffer and whether they are few enough
+ * (at most a quarter of the keys expected) to be worth it. */
+typedef struct plan {
+  size_t s, hi_rank, cap;
+  long lo_rank;
+  bool worth;
+} plan;
+
+/* The buffer for the keys from one sample key to one m sample ranks on:
+ * about m gaps of n / s keys (Gamma(m) in units of n / s); above mu units
+ * with a chance below 1e-6 (Bernstein). */
+static size_t cap_for(size_t n, size_t s, double m) {
+  double mu = (m - 1) + MISS_LOG + root(MISS_LOG * MISS_LOG + 2 * MISS_LOG * (m - 1));
+  return clsort__min(n, (size_t)(mu * (double)n / (double)s) + 2);
+}
+
+/* The largest buffer of a plan worth running (m <= s / 4). */
+static size_t largest_cap(size_t n, size_t s) { return cap_for(n, s, (double)s / 4); }
+
+static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
+  plan p;
+  p.s = clsort__min(16384, clsort__max(256, n >> 10));
+  double per = (double)p.s / (double)n;
+  /* A sample rank of `last` or more is always enough: the sample keys at
+   * or below the sample's j-th are j + 1 keys at or below it. */
+  p.hi_rank = clsort__min(rank_above((double)(last + 1) * per), last);
+  p.lo_rank = first ? rank_below((double)(first + 1) * per) : -1;
+  /* The same counted from the top (the j-th largest sample key), which
+   * is tighter for ranks in the upper part: the tighter of the two bounds
+   * is kept (each misses with a chance below 1e-6). */
+  long hi_top = rank_below((double)(n - last) * per);
+  if (hi_top >= 0) p.hi_rank = clsort__min(p.hi_rank, p.s - 1 - (size_t)hi_top);
+  size_t lo_top = rank_above((double)(n - first) * per);
+  if (first && lo_top < p.s && (long)(p.s - 1 - lo_top) > p.lo_rank)
+    p.lo_rank = (long)(p.s - 1 - lo_top);
+  /* Sample gaps between the thresholds (to the top without an upper one). */
+  double m = (double)clsort__min(p.hi_rank, p.s) - (double)p.lo_rank;
+  p.cap = cap_for(n, p.s, m);
+  p.worth = m <= (double)p.s / 4;
+  if (kb == KNOB_TIGHT) p.cap = 1;
+  return p;
+}
+
+/* The sample's order bits, read back into a[0, s) (one blocking read). */
+static clsort_status draw_sample(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                                 size_t n, size_t s, cl_mem ctl, uint64_t *a) {
+  size_t ks = clsort_type_size(job->type);
+  cl_kernel k;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_sample", &k));
+  cl_ulong n64 = n;
+  cl_uint s32 = (cl_uint)s;
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  clsort__arg args[] = {ARG(keys), ARG(n64), ARG(s32), ARG(kind), ARG(desc), ARG(ctl)};
+  /* A work-item per key on GPUs; the CPU shape's groups of one
+   * work-item cost a launch each, so there a few walk the sample. */
+  size_t wg = ctx->tuning.wg_size;
+  size_t global = wg > 1 ? clsort__div_up(s, wg) * wg : clsort__chunking(ctx, s, 256).groups;
+  FORWARD_IF_ERROR(clsort__launch(ctx, k, global, wg, 6, args, 0, NULL, NULL));
+  /* Read as the kernel wrote them, then widened in place from the end
+   * (through memcpy: the bytes are read as 4-byte and written as 8-byte
+   * integers). */
+  FORWARD_IF_ERROR(
+      CL_CHECK(clEnqueueReadBuffer(ctx->queue, ctl, CL_TRUE, 0, s * ks, a, 0, NULL, NULL)));
+  if (ks == 4) {
+    for (size_t i = s; i-- > 0;) {
+      uint32_t v;
+      memcpy(&v, (const unsigned char *)a + i * 4, 4);
+      a[i] = v;
+    }
+  }
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_job *job,
+                                        cl_mem keys, size_t n, size_t first, size_t last,
+                                        size_t position_size, clsort__sampled *out) {
+  memset(out, 0, sizeof *out);
+  knob kb = read_knob();
+  if (kb == KNOB_RADIX || n < SAMPLE_MIN_N || n > UINT32_MAX) return CLSORT_SUCCESS;
+  plan p = make_plan(n, first, last, kb);
+  /* So many candidates would cost about what the radix select does. */
+  if (!p.worth && kb == KNOB_NONE) return CLSORT_SUCCESS;
+  size_t ks = clsort_type_size(job->type), is = position_size;
+  unsigned bits = (unsigned)ks * 8;
+  uint64_t ones = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+
+  bool gpu = ctx->tuning.wg_size > 1;
+  size_t wg = ctx->tuning.wg_size;
+  size_t tile = gpu ? wg * clsort__min(ctx->tuning.items, FILTER_ITEMS_MAX) : clsort__tile(ctx);
+  clsort__chunks c = clsort__chunking(ctx, n, tile);
+  cl_mem ctl, ck, cp = NULL;
+  size_t ctl_bytes = clsort__max(p.s * ks, (1 + c.groups) * sizeof(cl_uint));
+  /* clsort_scratch_bytes (ctx->measuring) asks the largest buffers any
+   * rank's plan takes, then runs the radix select: its compactions, which
+   * a run on synthetic keys might not reach through this path. */
+  size_t room = ctx->measuring ? largest_cap(n, p.s) : p.cap;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_CTL, ctl_bytes, &ctl));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_KEYS, room * ks, &ck));
+  if (is) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_POSITIONS, room * is, &cp));
+  if (ctx->measuring) return CLSORT_SUCCESS;
+  cl_kernel filter;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_filter", &filter));
+
+  /* The thresholds. */
+  uint64_t *a = clsort__malloc(ctx, clsort__max(p.s * sizeof(uint64_t), ctl_bytes));
+  RETURN_IF(!a, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for top-k's sample");
+  clsort_status st = draw_sample(ctx, job, keys, n, p.s, ctl, a);
+  if (st != CLSORT_SUCCESS) goto cleanup;
+  uint64_t hi = p.hi_rank >= p.s               ? ones
+                : p.hi_rank < FEW_RANKS && first == 0 ? nth_smallest_few(a, p.s, p.hi_rank)
+                                                    : nth_smallest(a, p.s, p.hi_rank);
+  /* a[0, hi_rank) now holds the smaller sample keys: the lower threshold
+   * is among them (or is hi itself, when CLSORT_TOPK=low makes them meet). */
+  size_t smaller = clsort__min(p.hi_rank, p.s);
+  uint64_t lo = p.lo_rank < 0 || (size_t)p.lo_rank >= smaller
+                    ? 0 /* no lower threshold: always safe, only more candidates */
+                    : nth_smallest(a, smaller, (size_t)p.lo_rank);
+  if (kb == KNOB_LOW) lo = hi = 0;
+
+  /* The pass. */
+  cl_uint zero = 0, cap32 = (cl_uint)p.cap;
+  cl_ulong n64 = n, chunk64 = c.chunk, lo64 = lo, hi64 = hi;
+  cl_uint lo32 = (cl_uint)lo, hi32 = (cl_uint)hi;
+  int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
+  int wide = is == 8;
+  cl_mem pos = cp ? cp : ck;
+  clsort__arg args[] = {ARG(keys),  ARG(n64),       ARG(chunk64),
+                        ks == 8 ? ARG(lo64) : ARG(lo32),
+                        ks == 8 ? ARG(hi64) : ARG(hi32),
+                        ARG(kind),  ARG(desc),      ARG(cap32),
+                        ARG(ck),    ARG(positions), ARG(wide),
+                        ARG(pos),   ARG(pos),       ARG(ctl)};
+  GOTO_IF_ERROR(CL_CHECK(
+      clEnqueueFillBuffer(ctx->queue, ctl, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL)));
+  GOTO_IF_ERROR(clsort__launch(ctx, filter, c.groups * wg, wg, 14, args, 0, NULL, NULL));
+  /* Top-k has no lower threshold: the count of candidates is all it needs. */
+  size_t read = first ? (1 + c.groups) * sizeof(cl_uint) : sizeof(cl_uint);
+  GOTO_IF_ERROR(
+      CL_CHECK(clEnqueueReadBuffer(ctx->queue, ctl, CL_TRUE, 0, read, a, 0, NULL, NULL)));
+  const cl_uint *counts = (const cl_uint *)a;
+  size_t found = counts[0], below = 0;
+  if (first)
+    for (size_t g = 0; g < c.groups; g++) below += counts[1 + g];
+  out->found = found <= p.cap && below <= first && below + found > last;
+  last_path = out->found ? SELECT_PATH_SAMPLED : SELECT_PATH_FALLBACK;
+  clsort__debug("top-k sample: s=%zu ranks %ld..%zu lo=%llx hi=%llx cap=%zu found=%zu below=%zu%s",
+                p.s, p.lo_rank, p.hi_rank, (unsigned long long)lo, (unsigned long long)hi, p.cap,
+                found, below, out->found ? "" : ": missed");
+  out->keys = ck;
+  out->positions = cp;
+  out->count = found;
+  out->below = below;
+  out->hi = hi;
+cleanup:
+  free(a);
+  return st;
+}
