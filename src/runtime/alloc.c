@@ -102,12 +102,28 @@ void clsort__release_slot(clsort_context *ctx, int slot) {
   ctx->scratch_size[slot] = 0;
 }
 
+/* Releases the sub-buffers that earlier calls carved from the caller's
+ * scratch over [at, at + take), before a new one is made there: NVIDIA's
+ * OpenCL crashed releasing a sub-buffer after an overlapping one had been
+ * created (H100, test_scratch's top-k after selects in one caller buffer;
+ * ASan put the fault inside clReleaseMemObject, the sub-buffer's
+ * reference count 1 and its parent alive). Commands in flight keep the
+ * memory they use. */
+static void release_carved_over(clsort_context *ctx, clsort__slot slot, size_t at, size_t take) {
+  for (int s = 0; s < SLOT_COUNT_; s++)
+    if ((clsort__slot)s != slot && ctx->carved[s] && ctx->carve_call_of[s] != ctx->carve_call &&
+        ctx->carve_origin[s] < at + take &&
+        at < ctx->carve_origin[s] + clsort__carve_bytes(ctx, ctx->scratch_size[s]))
+      clsort__release_slot(ctx, s);
+}
+
 clsort_status clsort__scratch(clsort_context *ctx, clsort__slot slot, size_t bytes, cl_mem *out) {
   ctx->scratch_epoch[slot] = ctx->epoch;
   if (ctx->measuring) clsort__measure(ctx, slot, bytes);
   if (clsort__carving(ctx, slot)) {
     if (clsort__carve_reuse(ctx, slot, bytes, out)) return CLSORT_SUCCESS;
     clsort__release_slot(ctx, slot);
+    release_carved_over(ctx, slot, ctx->carve_cursor, clsort__carve_bytes(ctx, bytes));
     return clsort__carve_new(ctx, slot, bytes, out);
   }
   if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {

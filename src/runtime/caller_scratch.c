@@ -68,16 +68,6 @@ clsort_status clsort__carve_new(clsort_context *ctx, clsort__slot slot, size_t b
             "the caller's scratch buffer (%zu bytes) is too small for this call: it needs more "
             "than %zu (clsort_scratch_bytes tells how much)",
             ctx->caller_scratch_bytes, ctx->carve_cursor + take);
-  /* Sub-buffers that earlier calls carved where this one goes are released
-   * before it is made: NVIDIA's OpenCL crashed releasing a sub-buffer
-   * after an overlapping one had been created (H100, test_scratch's
-   * top-k after selects in one caller buffer; ASan put the fault inside
-   * clReleaseMemObject). Commands in flight keep the memory they use. */
-  for (int s = 0; s < SLOT_COUNT_; s++)
-    if ((clsort__slot)s != slot && ctx->carved[s] && ctx->carve_call_of[s] != ctx->carve_call &&
-        ctx->carve_origin[s] < ctx->carve_cursor + take &&
-        ctx->carve_cursor < ctx->carve_origin[s] + clsort__carve_bytes(ctx, ctx->scratch_size[s]))
-      clsort__release_slot(ctx, s);
   cl_buffer_region region = {ctx->carve_cursor, bytes ? bytes : 16};
   cl_int err;
   cl_mem sub = clCreateSubBuffer(ctx->caller_scratch, CL_MEM_READ_WRITE,
@@ -97,12 +87,6 @@ clsort_status clsort__carve_new(clsort_context *ctx, clsort__slot slot, size_t b
 }
 
 void clsort__set_caller_scratch(clsort_context *ctx, cl_mem buffer, size_t bytes) {
-  /* The sub-buffers carved from the old buffer go with it: NVIDIA's
-   * OpenCL does not keep a parent alive for its sub-buffers, and
-   * releasing one after the caller freed the parent crashed there
-   * (test_scratch on the H100). Commands in flight keep theirs. */
-  for (int slot = 0; slot < SLOT_COUNT_; slot++)
-    if (ctx->carved[slot]) clsort__release_slot(ctx, slot);
   if (ctx->caller_scratch) clReleaseMemObject(ctx->caller_scratch);
   if (buffer) clRetainMemObject(buffer);
   ctx->caller_scratch = buffer;
