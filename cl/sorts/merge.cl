@@ -10,13 +10,14 @@
  * left run A (the rest come from the right run B). Each work-group owns
  * one tile of MG_TILE consecutive outputs, so every group does the same
  * work whatever the data. merge_partition first finds the co-rank of every
- * tile's first diagonal (one work-item per tile, a binary search in
- * global memory: as CUB's merge sort does, a launch of its own, so that
- * no group of the merge waits on a chain of dependent global loads with
- * its local memory held); each group of merge_pass then loads the A and B
- * keys between its two co-ranks into local memory (once each, 16-byte
- * vectors where aligned), and each work-item finds its own MG_ITEMS
- * outputs in local memory and merges them serially. Every key is read once and written once per pass;
+ * tile's first diagonal (a group of up to 32 probes per tile, in a launch
+ * of its own as CUB's merge sort does, so that no group of the merge waits
+ * on a chain of dependent global loads with its local memory held); each
+ * group of merge_pass then loads the A and B keys between its two co-ranks
+ * into local memory (GPUs: MG_ITEMS striped keys per work-item, every load
+ * in flight at once; one work-item: 16-byte vectors where aligned), and
+ * each work-item finds its own MG_ITEMS outputs in local memory and merges
+ * them serially. Every key is read once and written once per pass;
  * values do not pass through local memory: each output reads its value
  * from the position its key came from.
  *

@@ -1,9 +1,9 @@
-/* merge_sort.c: the merge sort. One launch sorts every bitonic tile into a
- * run; each merge pass then merges pairs of runs with merge path (seed
- * 002: every output finds its place by binary search; co-rank splitters
- * give every work-group the same share), doubling the run length. Stable
- * whenever it can be observed: with values, the runs come from the stable
- * tile, and the merges take the left run's key first on ties. */
+/* merge_sort.c: the merge sort. One launch sorts every tile into a run (a
+ * block merge sort, block_sort.cl); each merge pass then merges pairs of
+ * runs with merge path (seed 002: every output finds its place by binary
+ * search; co-rank splitters, found by a launch of their own, give every
+ * work-group the same share), doubling the run length. Stable: the block
+ * sort and the merges take the earlier key first on ties. */
 #include "sorts/sorts.h"
 
 #include <stdio.h>
