@@ -110,6 +110,7 @@ typedef struct clsort__tuning {
   bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
   bool tile_by_group;      /* single-pass tiles by group id (NVIDIA), else a ticket */
   unsigned scan64_items;   /* single-pass scan: 64-bit elements per work-item */
+  unsigned scan64_wg;      /* single-pass scan: work-items per group for 64-bit types */
   unsigned lookback_ns;    /* look-back sleep between polls (NVIDIA), 0 spins */
 } clsort__tuning;
 
