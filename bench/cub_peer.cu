@@ -36,8 +36,10 @@ const char usage[] =
     "\n"
     "  --sizes LIST          scan/select sizes (default 16-28)\n"
     "  --sort-sizes LIST     sort sizes (default 16-28)\n"
-    "  --ops LIST            scan,select,radix,merge,segmented (default all but\n"
-    "                        segmented)\n"
+    "  --ops LIST            scan,select,radix,merge,segmented,radix-host (default\n"
+    "                        all but segmented and radix-host; radix-host:\n"
+    "                        cub-radix@host, the radix sort of a pageable host\n"
+    "                        array with cudaMemcpy each way inside the timing)\n"
     "  --types LIST          u32,u64 (default both)\n"
     "  --data LIST           keys,pairs (default both; pairs: radix only)\n"
     "  --distributions LIST  as clsort bench (default uniform)\n"
@@ -52,7 +54,7 @@ const char usage[] =
     "  --no-verify           skip the output checks\n"
     "  --cuda-device N       CUDA device (default 0)\n";
 
-enum Op { OP_SCAN = 1, OP_SELECT = 2, OP_RADIX = 4, OP_MERGE = 8, OP_SEGMENTED = 16 };
+enum Op { OP_SCAN = 1, OP_SELECT = 2, OP_RADIX = 4, OP_MERGE = 8, OP_SEGMENTED = 16, OP_RADIX_HOST = 32 };
 
 struct Options {
   std::vector<uint64_t> sizes, sort_sizes;
@@ -309,10 +311,14 @@ bench_record sort_record(const char *algorithm, gen_dist dist, bool pairs, uint6
   return r;
 }
 
+// host: the keys (and values) start and end in pageable host vectors, and
+// each timed run includes the cudaMemcpy of both directions (synchronous
+// on the default stream, so between the events): what clsort bench --api
+// host times as radix@host.
 template <class T, class V = uint32_t>
-bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
+bool bench_radix(gen_dist dist, bool pairs, uint64_t n, bool host = false) {
   key_type type = type_of<T>();
-  bench_record r = sort_record<T>("cub-radix", dist, pairs, n);
+  bench_record r = sort_record<T>(host ? "cub-radix@host" : "cub-radix", dist, pairs, n);
   std::vector<T> keys(n), out(n);
   std::vector<V> vals, vals_out;
   sort_keys_input(keys, dist, n);
@@ -350,9 +356,7 @@ bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
   if (pairs)
     check(cudaMemcpy(d_vals.ptr, vals.data(), n * sizeof(V), cudaMemcpyHostToDevice), "upload");
   // The input buffers are never written, so no restore is needed.
-  time_runs(
-      r,
-      [&] {
+  auto sort = [&] {
         if (pairs) {
           return opt.descending
                      ? cub::DeviceRadixSort::SortPairsDescending(
@@ -366,8 +370,25 @@ bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
                                     temp.ptr, temp_bytes, d_keys.as<T>(), d_out.as<T>(), items)
                               : cub::DeviceRadixSort::SortKeys(temp.ptr, temp_bytes,
                                                                d_keys.as<T>(), d_out.as<T>(), items);
-      },
-      [] {});
+  };
+  if (!host) {
+    time_runs(r, sort, [] {});
+  } else {
+    time_runs(
+        r,
+        [&] {
+          cudaError_t e = cudaMemcpy(d_keys.ptr, keys.data(), n * sizeof(T), cudaMemcpyHostToDevice);
+          if (e == cudaSuccess && pairs)
+            e = cudaMemcpy(d_vals.ptr, vals.data(), n * sizeof(V), cudaMemcpyHostToDevice);
+          if (e == cudaSuccess) e = sort();
+          if (e == cudaSuccess)
+            e = cudaMemcpy(out.data(), d_out.ptr, n * sizeof(T), cudaMemcpyDeviceToHost);
+          if (e == cudaSuccess && pairs)
+            e = cudaMemcpy(vals_out.data(), d_vals_out.ptr, n * sizeof(V), cudaMemcpyDeviceToHost);
+          return e;
+        },
+        [] {});
+  }
   record_set_throughput(&r, 0.0);
   if (opt.verify) {
     char why[200] = "";
@@ -572,6 +593,7 @@ int take_item(const char *item, void *user) {
       else if (!std::strcmp(item, "radix")) o.ops |= OP_RADIX;
       else if (!std::strcmp(item, "merge")) o.ops |= OP_MERGE;
       else if (!std::strcmp(item, "segmented")) o.ops |= OP_SEGMENTED;
+      else if (!std::strcmp(item, "radix-host")) o.ops |= OP_RADIX_HOST;
       else return 0;
       return 1;
     case 1:
@@ -722,6 +744,10 @@ int main(int argc, char **argv) {
     gen_dist dist = (gen_dist)d;
     for (int pairs = 0; pairs <= 1; pairs++) {
       if (!(pairs ? opt.pairs : opt.keys)) continue;
+      if (opt.ops & OP_RADIX_HOST) {
+        if (opt.u32) sweep(opt.sort_sizes, [&](uint64_t n) { return bench_radix<uint32_t>(dist, pairs, n, true); });
+        if (opt.u64) sweep(opt.sort_sizes, [&](uint64_t n) { return bench_radix<uint64_t>(dist, pairs, n, true); });
+      }
       if (opt.ops & OP_RADIX) {
         bool wide = pairs && opt.value_size == 8;
         if (opt.u32)

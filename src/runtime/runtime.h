@@ -370,6 +370,8 @@ typedef struct clsort__piece {
   void *host;
   size_t bytes;
 } clsort__piece;
+/* memcpy for the staging copies: non-temporal stores on x86 (stream_copy.c). */
+void clsort__stream_copy(void *dst, const void *src, size_t bytes);
 /* Whether host arrays on this context are staged through pinned buffers
  * (GPUs unless CLSORT_STAGING=0; CPUs only when forced). */
 bool clsort__staging_on(const clsort_context *ctx);
