@@ -54,7 +54,14 @@ const char usage[] =
     "  --no-verify           skip the output checks\n"
     "  --cuda-device N       CUDA device (default 0)\n";
 
-enum Op { OP_SCAN = 1, OP_SELECT = 2, OP_RADIX = 4, OP_MERGE = 8, OP_SEGMENTED = 16, OP_RADIX_HOST = 32 };
+enum Op {
+  OP_SCAN = 1,
+  OP_SELECT = 2,
+  OP_RADIX = 4,
+  OP_MERGE = 8,
+  OP_SEGMENTED = 16,
+  OP_RADIX_HOST = 32
+};
 
 struct Options {
   std::vector<uint64_t> sizes, sort_sizes;
@@ -377,7 +384,8 @@ bool bench_radix(gen_dist dist, bool pairs, uint64_t n, bool host = false) {
     time_runs(
         r,
         [&] {
-          cudaError_t e = cudaMemcpy(d_keys.ptr, keys.data(), n * sizeof(T), cudaMemcpyHostToDevice);
+          cudaError_t e =
+              cudaMemcpy(d_keys.ptr, keys.data(), n * sizeof(T), cudaMemcpyHostToDevice);
           if (e == cudaSuccess && pairs)
             e = cudaMemcpy(d_vals.ptr, vals.data(), n * sizeof(V), cudaMemcpyHostToDevice);
           if (e == cudaSuccess) e = sort();
@@ -745,8 +753,12 @@ int main(int argc, char **argv) {
     for (int pairs = 0; pairs <= 1; pairs++) {
       if (!(pairs ? opt.pairs : opt.keys)) continue;
       if (opt.ops & OP_RADIX_HOST) {
-        if (opt.u32) sweep(opt.sort_sizes, [&](uint64_t n) { return bench_radix<uint32_t>(dist, pairs, n, true); });
-        if (opt.u64) sweep(opt.sort_sizes, [&](uint64_t n) { return bench_radix<uint64_t>(dist, pairs, n, true); });
+        if (opt.u32)
+          sweep(opt.sort_sizes,
+                [&](uint64_t n) { return bench_radix<uint32_t>(dist, pairs, n, true); });
+        if (opt.u64)
+          sweep(opt.sort_sizes,
+                [&](uint64_t n) { return bench_radix<uint64_t>(dist, pairs, n, true); });
       }
       if (opt.ops & OP_RADIX) {
         bool wide = pairs && opt.value_size == 8;

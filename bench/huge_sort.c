@@ -116,7 +116,8 @@ int main(int argc, char **argv) {
   bool u64 = !strcmp(type_name, "u64"), equal = !strcmp(data, "equal");
   if ((!u64 && strcmp(type_name, "u32")) || (!equal && strcmp(data, "uniform")) || threads == 0 ||
       threads > 256 || n == 0) {
-    fprintf(stderr, "clsort-huge-sort: --type u32|u64, --data uniform|equal, 1..256 threads, n > 0\n");
+    fprintf(stderr,
+            "clsort-huge-sort: --type u32|u64, --data uniform|equal, 1..256 threads, n > 0\n");
     return 2;
   }
   size_t ks = u64 ? 8 : 4;
@@ -144,7 +145,9 @@ int main(int argc, char **argv) {
   clsort_context_release(ctx);
   uint64_t disorder = parallel(CHECK_ORDER, keys, ks, n, threads, 0, false);
   uint64_t after = parallel(FINGERPRINT, keys, ks, n, threads, 0, false);
-  const char *verdict = disorder ? "NOT SORTED" : after != before ? "NOT A PERMUTATION" : "verified";
+  const char *verdict = disorder          ? "NOT SORTED"
+                        : after != before ? "NOT A PERMUTATION"
+                                          : "verified";
   printf("%s %s n=%zu bytes=%zu sort_ms=%.1f gkeys_per_s=%.2f gb_per_s=%.2f %s",
          type_name, data, n, n * ks, ms, (double)n / ms / 1e6, (double)(n * ks) / ms / 1e6,
          verdict);
