@@ -1,7 +1,8 @@
 /* segmented.c: clsort_segmented_sort and its buffer form. The offsets are
  * checked and planned on the host: every segment up to a tile goes to the
- * segmented small sort (one launch for all of them, stable); each longer
- * one is copied out, sorted by a whole-array sort and copied back. */
+ * packed sort (GPU shapes) or the segmented small sort (one launch for all
+ * of them, stable); each longer one is copied out, sorted by a whole-array
+ * sort and copied back; or all segments at once (see choose_path). */
 #include "api/api.h"
 
 #include <stdint.h>
@@ -124,49 +125,64 @@ static clsort_status sort_large(clsort_context *ctx, const clsort_options *o, cl
   return st;
 }
 
-/* Whether to sort every segment at once (two whole-array radix sorts)
- * rather than each short one on its own: on CPU devices, with values,
- * when there are many short segments. Keys alone go to the CPUs' serial
- * sort per segment (merge_cpu.cl), which wins there (PoCL, 2 shared
- * cores, `clsort bench --ops segmented`: 2^20 u32 keys in segments of 64
- * took 63 ms that way, 291 ms at once); values need the stable bitonic
- * tile, a work-group per segment, which lost to the global path (1465
- * against 315 ms before the serial sort came, keys alone). GPUs sort at
- * once whenever there are more than 64 segments: on the H100 (2^26 u32
- * keys, `clsort bench --ops segmented`) segments of 64 took 11.8 ms at
- * once against 17.5 ms in the small sort, and 1024 segments of 65536
- * 5.7 ms against 67.2 ms one segment after another. CLSORT_SEGMENTED=global
- * or split (environment) forces either, to measure them. */
-static bool use_global(const clsort_context *ctx, const clsort__sort_job *job,
-                       const uint64_t *offsets, size_t num_segments, size_t limit) {
-  if (num_segments > UINT32_MAX || job->n < 2) return false;
+/* The paths of a call: every segment at once (two whole-array radix
+ * sorts), or the short segments packed into tiles (segment_tiles.c,
+ * GPU shapes), or each short one in its own work-group (the small sort);
+ * the long ones of the last two one after another. */
+typedef enum seg_path { PATH_GLOBAL, PATH_PACKED, PATH_SMALL } seg_path;
+
+/* GPU shapes pack the segments up to the block sort's tile (a few
+ * thousand keys) and sort each longer one on its own, unless there are
+ * more than 64 of those: then every segment at once (on the H100, 2^26
+ * u32 keys, `clsort bench --ops segmented`: 1024 segments of 65536 took
+ * 5.7 ms at once against 67.2 ms one after another). CPU shapes: keys
+ * alone go to the CPUs' serial sort per segment (merge_cpu.cl), which
+ * wins there (PoCL, 2 shared cores: 2^20 u32 keys in segments of 64 took
+ * 63 ms that way, 291 ms at once); values need the stable bitonic tile, a
+ * work-group per segment, which lost to the global path when there are
+ * more than 64 short segments (1465 against 315 ms). CLSORT_SEGMENTED=
+ * global, packed or split (environment) forces a path, to measure them
+ * (packed falls back to split in CPU shapes). */
+static seg_path choose_path(const clsort__sort_job *job, const uint64_t *offsets,
+                            size_t num_segments, size_t limit, size_t tile) {
+  bool can_global = num_segments <= UINT32_MAX && job->n >= 2;
   const char *force = getenv("CLSORT_SEGMENTED");
-  if (force && strcmp(force, "global") == 0) return true;
-  if (force && strcmp(force, "split") == 0) return false;
-  size_t small = 0;
+  if (force && strcmp(force, "global") == 0 && can_global) return PATH_GLOBAL;
+  if (force && strcmp(force, "split") == 0) return PATH_SMALL;
+  if (force && strcmp(force, "packed") == 0) return tile ? PATH_PACKED : PATH_SMALL;
+  size_t small = 0, long_ = 0;
   for (size_t i = 0; i < num_segments; i++) {
     uint64_t len = offsets[i + 1] - offsets[i];
     small += len >= 2 && len <= limit;
+    long_ += len > tile;
   }
-  if (!ctx->is_cpu) return num_segments > 64;
-  return job->value_size != 0 && small > 64;
+  if (tile) return long_ > 64 && can_global ? PATH_GLOBAL : PATH_PACKED;
+  return can_global && job->value_size != 0 && small > 64 ? PATH_GLOBAL : PATH_SMALL;
 }
 
 /* Both forms end here, the keys (and values) on the device: the short
- * segments' list is acquired first and the long segments sorted next, so
- * that scratch that cannot be had fails the call before it writes. */
+ * segments' list (or plan) is made first and the long segments sorted
+ * next, so that scratch that cannot be had fails the call before it
+ * writes. */
 static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
                                   const clsort__sort_job *job, const uint64_t *offsets,
                                   size_t num_segments) {
-  size_t limit = small_limit(ctx, job), count;
-  if (use_global(ctx, job, offsets, num_segments, limit))
-    return clsort__sort_segments_global(ctx, job, offsets, num_segments);
+  size_t limit = small_limit(ctx, job), tile = clsort__packed_tile(ctx, job), count = 0;
+  seg_path path = choose_path(job, offsets, num_segments, limit, tile);
+  if (path == PATH_GLOBAL) return clsort__sort_segments_global(ctx, job, offsets, num_segments);
   cl_mem list = NULL;
-  FORWARD_IF_ERROR(upload_small(ctx, offsets, num_segments, limit, &list, &count));
+  clsort__packed packed = {NULL, NULL, 0, 0};
+  if (path == PATH_PACKED) {
+    limit = tile;
+    FORWARD_IF_ERROR(clsort__packed_prepare(ctx, job, offsets, num_segments, &packed));
+  } else {
+    FORWARD_IF_ERROR(upload_small(ctx, offsets, num_segments, limit, &list, &count));
+  }
   /* AUTO would pick the unstable bitonic sort for short long segments. */
   clsort_options stable = *o;
   stable.flags |= CLSORT_STABLE;
   FORWARD_IF_ERROR(sort_large(ctx, &stable, *job, offsets, num_segments, limit));
+  if (path == PATH_PACKED) return clsort__packed_run(ctx, job, &packed);
   clsort__sort_job small = *job;
   small.stable = job->value_size != 0;
   return count ? clsort__sort_segments(ctx, &small, list, count) : CLSORT_SUCCESS;

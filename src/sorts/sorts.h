@@ -54,6 +54,36 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
                                 cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
                                 size_t nb);
 
+/* The block sort's shape (merge_sort.c, block_sort.cl): work-items per
+ * group and keys per work-item for elements of `element` bytes in local
+ * memory (key, value and any per-key extra); the tile is wg * items. */
+typedef struct clsort__block_shape {
+  unsigned wg, items;
+} clsort__block_shape;
+clsort__block_shape clsort__block_shape_for(const clsort_context *ctx, size_t element);
+
+/* The packed path of the segmented sort (segment_tiles.c): the longest
+ * segment it takes for this job (its tile), 0 when the context has none
+ * (the CPU shape). */
+size_t clsort__packed_tile(const clsort_context *ctx, const clsort__sort_job *job);
+/* Sorts, in one launch and in place in job->keys_in (and job->vals_in),
+ * stably, every segment of 2 keys up to clsort__packed_tile that the host
+ * `offsets` (count + 1 entries, from 0 to job->n) bound: consecutive
+ * segments packed into tiles, a work-group per tile. Longer segments are
+ * left as they are. In two steps, so that a call can fail before its
+ * first write: clsort__packed_prepare builds the kernel and copies the
+ * plan to the device (blocking); clsort__packed_run launches it. */
+typedef struct clsort__packed {
+  cl_kernel kernel;
+  cl_mem plan;  /* SLOT_SEGMENT_LIST */
+  size_t tiles; /* 0: nothing to sort */
+  unsigned wg;
+} clsort__packed;
+clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job *job,
+                                    const uint64_t *offsets, size_t count, clsort__packed *out);
+clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *job,
+                                 const clsort__packed *p);
+
 /* The bitonic sort (bitonic.c): in place on keys_out/vals_out after the
  * first launch reads keys_in/vals_in. Not stable. */
 clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job);
