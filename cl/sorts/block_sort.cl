@@ -87,18 +87,23 @@
 #define BS_SEG_T ushort
 
 /* Sorts the packed tile g of keys (and vals) in place, by segment and then
- * key, stably. plan (segment_tiles.c) holds a uint4 per tile: the tile's
- * first key (.x low and .y high word), its key count (.z low 16 bits),
- * log2 of the run length after which no segment spans two runs (.z high
- * bits: the merge rounds stop there) and its first entry in heads (.w);
- * one more uint4 whose .w ends the last tile's heads. heads (ushorts,
- * after the tiles + 1 uint4s in the same buffer) lists the first position
- * of every non-empty segment of the tile relative to the tile's first key,
- * ascending, the first 0. Work-group: BS_WG. Local memory: BS_TILE padded
- * keys (and values) and BS_TILE ushort segments. */
+ * key, stably. Two ways to give the tiles:
+ * - seg_len > 0: every segment holds seg_len keys (the last one may hold
+ *   fewer), tile g holds per_tile of the n keys from g * per_tile (whole
+ *   segments), and no segment spans two runs of 2^end_log; plan is unused.
+ * - seg_len == 0: plan (segment_tiles.c) holds a uint4 per tile: the
+ *   tile's first key (.x low and .y high word), its key count (.z low 16
+ *   bits), log2 of the run length after which no segment spans two runs
+ *   (.z high bits: the merge rounds stop there) and its first entry in
+ *   heads (.w); one more uint4 whose .w ends the last tile's heads. heads
+ *   (ushorts, after the tiles + 1 uint4s in the same buffer) lists the
+ *   first position of every non-empty segment of the tile relative to the
+ *   tile's first key, ascending, the first 0.
+ * Work-group: BS_WG. Local memory: BS_TILE padded keys (and values) and
+ * BS_TILE ushort segments. */
 __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void segment_sort_tiles(
-    global KEY_T *keys, global VALUE_T *vals, const global uint4 *plan, uint tiles, int kind,
-    int desc) {
+    global KEY_T *keys, global VALUE_T *vals, const global uint4 *plan, uint tiles, ulong n,
+    uint seg_len, uint per_tile, uint end_log, int kind, int desc) {
   const global KEY_T *keys_in = keys;
   global KEY_T *keys_out = keys;
   const global VALUE_T *vals_in = vals;
@@ -107,16 +112,29 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void segment_sort_ti
   local KEY_T lk[PADDED(BS_TILE)];
   BS_IF_VALUES(local VALUE_T lv[PADDED(BS_TILE)];)
   local BS_SEG_T ls[BS_TILE];
-  const uint lid = get_local_id(0), first = lid * BS_ITEMS;
-  const uint4 t = plan[get_group_id(0)];
-  const ulong base = (ulong)t.x | ((ulong)t.y << 32);
-  const uint count = t.z & 0xffffu, end_w = 1u << (t.z >> 16);
-  const global ushort *heads = (const global ushort *)(plan + tiles + 1);
+  const uint lid = get_local_id(0), first = lid * BS_ITEMS, g = get_group_id(0);
+  ulong base;
+  uint count, end_w;
   BS_SEG_T sg[BS_ITEMS];
-  {
+  if (seg_len) {
+    base = (ulong)g * per_tile;
+    count = (uint)min((ulong)per_tile, n - base);
+    end_w = 1u << end_log;
+    UNROLL_FULL for (uint i = 0; i < BS_ITEMS; i++) {
+      const uint p = first + i;
+      sg[i] = p < count ? (BS_SEG_T)(p - p % seg_len) : (BS_SEG_T)BS_TILE;
+      ls[p] = sg[i];
+    }
+  } else {
+    const uint4 t = plan[g];
+    base = (ulong)t.x | ((ulong)t.y << 32);
+    count = t.z & 0xffffu;
+    end_w = 1u << (t.z >> 16);
+    const global ushort *heads = (const global ushort *)(plan + tiles + 1);
     /* This work-item's positions [first, first + BS_ITEMS): the last head
-     * at or before first by binary search, then a walk. */
-    uint lo = t.w, hi = plan[get_group_id(0) + 1].w; /* heads[lo] <= first < heads[hi] */
+     * at or before first by binary search in [t.w, last), then a walk. */
+    const uint last = plan[g + 1].w;
+    uint lo = t.w, hi = last;
     while (hi - lo > 1) {
       const uint mid = (lo + hi) / 2;
       if (heads[mid] <= first)
@@ -124,7 +142,6 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void segment_sort_ti
       else
         hi = mid;
     }
-    const uint last = plan[get_group_id(0) + 1].w;
     UNROLL_FULL for (uint i = 0; i < BS_ITEMS; i++) {
       while (lo + 1 < last && heads[lo + 1] <= first + i) lo++;
       sg[i] = first + i < count ? heads[lo] : (BS_SEG_T)BS_TILE;

@@ -18,16 +18,33 @@ static clsort_status check_segmented_options(const clsort_context *ctx, clsort_t
                                   "the segmented sort (stable)");
 }
 
+/* What the offsets' check learns on its way, so that planning needs no
+ * second pass over millions of offsets: the longest segment, and the
+ * length that every segment but the last has (the last at most that),
+ * or 0. */
+typedef struct seg_facts {
+  uint64_t longest, equal;
+} seg_facts;
+
 /* The offsets' contract, with the first entry that breaks it. */
-static clsort_status check_offsets(const uint64_t *offsets, size_t num_segments, size_t n) {
+static clsort_status check_offsets(const uint64_t *offsets, size_t num_segments, size_t n,
+                                   seg_facts *facts) {
   RETURN_IF(!offsets, CLSORT_ERROR_INVALID_ARGUMENT, "offsets must not be NULL");
   RETURN_IF(offsets[0] != 0, CLSORT_ERROR_INVALID_ARGUMENT,
             "offsets[0] is %llu; the first segment must start at 0",
             (unsigned long long)offsets[0]);
-  for (size_t i = 0; i < num_segments; i++)
+  uint64_t longest = 0, first = num_segments ? offsets[1] - offsets[0] : 0;
+  bool equal = true;
+  for (size_t i = 0; i < num_segments; i++) {
     RETURN_IF(offsets[i + 1] < offsets[i], CLSORT_ERROR_INVALID_ARGUMENT,
               "offsets decrease at entry %zu (%llu after %llu)", i + 1,
               (unsigned long long)offsets[i + 1], (unsigned long long)offsets[i]);
+    uint64_t len = offsets[i + 1] - offsets[i];
+    longest = len > longest ? len : longest;
+    equal &= len == first || (i + 1 == num_segments && len < first);
+  }
+  facts->longest = longest;
+  facts->equal = equal ? first : 0;
   RETURN_IF(offsets[num_segments] != n, CLSORT_ERROR_INVALID_ARGUMENT,
             "offsets[num_segments] is %llu, not n (%zu)", (unsigned long long)offsets[num_segments],
             n);
@@ -144,12 +161,14 @@ typedef enum seg_path { PATH_GLOBAL, PATH_PACKED, PATH_SMALL } seg_path;
  * global, packed or split (environment) forces a path, to measure them
  * (packed falls back to split in CPU shapes). */
 static seg_path choose_path(const clsort__sort_job *job, const uint64_t *offsets,
-                            size_t num_segments, size_t limit, size_t tile) {
+                            size_t num_segments, const seg_facts *facts, size_t limit,
+                            size_t tile) {
   bool can_global = num_segments <= UINT32_MAX && job->n >= 2;
   const char *force = getenv("CLSORT_SEGMENTED");
   if (force && strcmp(force, "global") == 0 && can_global) return PATH_GLOBAL;
   if (force && strcmp(force, "split") == 0) return PATH_SMALL;
   if (force && strcmp(force, "packed") == 0) return tile ? PATH_PACKED : PATH_SMALL;
+  if (tile && facts->longest <= tile) return PATH_PACKED;
   size_t small = 0, long_ = 0;
   for (size_t i = 0; i < num_segments; i++) {
     uint64_t len = offsets[i + 1] - offsets[i];
@@ -166,22 +185,24 @@ static seg_path choose_path(const clsort__sort_job *job, const uint64_t *offsets
  * writes. */
 static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
                                   const clsort__sort_job *job, const uint64_t *offsets,
-                                  size_t num_segments) {
+                                  size_t num_segments, const seg_facts *facts) {
   size_t limit = small_limit(ctx, job), tile = clsort__packed_tile(ctx, job), count = 0;
-  seg_path path = choose_path(job, offsets, num_segments, limit, tile);
+  seg_path path = choose_path(job, offsets, num_segments, facts, limit, tile);
   if (path == PATH_GLOBAL) return clsort__sort_segments_global(ctx, job, offsets, num_segments);
   cl_mem list = NULL;
-  clsort__packed packed = {NULL, NULL, 0, 0};
+  clsort__packed packed;
   if (path == PATH_PACKED) {
     limit = tile;
-    FORWARD_IF_ERROR(clsort__packed_prepare(ctx, job, offsets, num_segments, &packed));
+    FORWARD_IF_ERROR(
+        clsort__packed_prepare(ctx, job, offsets, num_segments, (size_t)facts->equal, &packed));
   } else {
     FORWARD_IF_ERROR(upload_small(ctx, offsets, num_segments, limit, &list, &count));
   }
   /* AUTO would pick the unstable bitonic sort for short long segments. */
   clsort_options stable = *o;
   stable.flags |= CLSORT_STABLE;
-  FORWARD_IF_ERROR(sort_large(ctx, &stable, *job, offsets, num_segments, limit));
+  if (facts->longest > limit)
+    FORWARD_IF_ERROR(sort_large(ctx, &stable, *job, offsets, num_segments, limit));
   if (path == PATH_PACKED) return clsort__packed_run(ctx, job, &packed);
   clsort__sort_job small = *job;
   small.stable = job->value_size != 0;
@@ -191,7 +212,7 @@ static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
 /* The checks both forms share, in the documented order. */
 static clsort_status check_call(const clsort_context *ctx, clsort_type type, const void *values,
                                 size_t value_size, size_t n, const uint64_t *offsets,
-                                size_t num_segments, const clsort_options *o) {
+                                size_t num_segments, const clsort_options *o, seg_facts *facts) {
   FORWARD_IF_ERROR(check_segmented_options(ctx, type, o));
   RETURN_IF(values && value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
             "value_size %zu is not 4 or 8", value_size);
@@ -199,14 +220,15 @@ static clsort_status check_call(const clsort_context *ctx, clsort_type type, con
             "value_size is %zu but values is NULL", value_size);
   RETURN_IF(num_segments == SIZE_MAX, CLSORT_ERROR_INVALID_ARGUMENT,
             "num_segments + 1 offsets do not fit in memory");
-  return check_offsets(offsets, num_segments, n);
+  return check_offsets(offsets, num_segments, n, facts);
 }
 
 static clsort_status segmented_host(clsort_context *ctx, clsort_type type, void *keys, void *values,
                                     size_t value_size, size_t n, const uint64_t *offsets,
                                     size_t num_segments, const clsort_options *options) {
   const clsort_options *o = options ? options : &clsort__default_options;
-  FORWARD_IF_ERROR(check_call(ctx, type, values, value_size, n, offsets, num_segments, o));
+  seg_facts facts;
+  FORWARD_IF_ERROR(check_call(ctx, type, values, value_size, n, offsets, num_segments, o, &facts));
   RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
   size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
   FORWARD_IF_ERROR(clsort__check_host_size(n, ks + vs));
@@ -222,7 +244,7 @@ static clsort_status segmented_host(clsort_context *ctx, clsort_type type, void 
     st = clsort__host_array_get(ctx, SLOT_HOST_AUX, values, n * vs, true, wrap, &v);
   job.keys_in = job.keys_out = k.mem;
   job.vals_in = job.vals_out = v.mem;
-  if (st == CLSORT_SUCCESS) st = run_segments(ctx, o, &job, offsets, num_segments);
+  if (st == CLSORT_SUCCESS) st = run_segments(ctx, o, &job, offsets, num_segments, &facts);
   if (st == CLSORT_SUCCESS && vs) st = clsort__host_array_put(ctx, &v, values, n * vs);
   if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &k, keys, n * ks);
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
@@ -244,7 +266,8 @@ static clsort_status segmented_buffer(clsort_context *ctx, clsort_type type, cl_
                                       const clsort_options *options, cl_uint num_wait,
                                       const cl_event *wait_list, cl_event *event) {
   const clsort_options *o = options ? options : &clsort__default_options;
-  FORWARD_IF_ERROR(check_call(ctx, type, values, value_size, n, offsets, num_segments, o));
+  seg_facts facts;
+  FORWARD_IF_ERROR(check_call(ctx, type, values, value_size, n, offsets, num_segments, o, &facts));
   FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
   size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, ks));
@@ -259,7 +282,7 @@ static clsort_status segmented_buffer(clsort_context *ctx, clsort_type type, cl_
   job.value_size = vs;
   job.keys_in = job.keys_out = keys;
   job.vals_in = job.vals_out = values;
-  if (n > 0) FORWARD_IF_ERROR(run_segments(ctx, o, &job, offsets, num_segments));
+  if (n > 0) FORWARD_IF_ERROR(run_segments(ctx, o, &job, offsets, num_segments, &facts));
   return clsort__marker(ctx, event);
 }
 

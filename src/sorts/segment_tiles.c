@@ -38,8 +38,8 @@ typedef struct plan {
 
 /* log2 of the shortest aligned run of the tile that holds the tile's
  * positions [s, e]: the highest bit in which they differ, plus one. */
-static unsigned span_log(size_t s, size_t e) {
-  unsigned k = 0;
+static cl_uint span_log(size_t s, size_t e) {
+  cl_uint k = 0;
   for (size_t d = s ^ e; d; d >>= 1) k++;
   return k;
 }
@@ -92,17 +92,36 @@ static clsort_status tiles_kernel(clsort_context *ctx, const clsort__sort_job *j
   return clsort__get_kernel(ctx, &tile_spec, options, "segment_sort_tiles", out);
 }
 
+/* Segments of `len` keys each (the last one may hold fewer): as many
+ * whole ones per tile as fit, no plan to copy. */
+static void plan_equal(size_t n, size_t len, size_t tile, clsort__packed *out) {
+  out->seg_len = (cl_uint)len;
+  out->per_tile = (cl_uint)(tile / len * len);
+  out->tiles = clsort__div_up(n, out->per_tile);
+  out->end_log = 0;
+  for (size_t s = 0; s < out->per_tile; s += len)
+    out->end_log = clsort__max(out->end_log, span_log(s, s + len - 1));
+}
+
 clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job *job,
-                                    const uint64_t *offsets, size_t count, clsort__packed *out) {
+                                    const uint64_t *offsets, size_t count, size_t equal_len,
+                                    clsort__packed *out) {
   size_t tile = clsort__packed_tile(ctx, job);
   out->tiles = 0;
+  out->seg_len = out->per_tile = out->end_log = 0;
   RETURN_IF(tile == 0, CLSORT_ERROR_UNSUPPORTED, "the packed segmented sort needs a GPU shape");
-  if (count == 0 || job->n < 2) return CLSORT_SUCCESS;
+  if (count == 0 || job->n < 2 || (equal_len > 0 && equal_len < 2)) return CLSORT_SUCCESS;
   RETURN_IF(count > UINT32_MAX, CLSORT_ERROR_TOO_LARGE, "%zu segments: at most 2^32 - 1 are packed",
             count);
   clsort__block_shape b = shape_for(ctx, job);
   out->wg = b.wg;
   FORWARD_IF_ERROR(tiles_kernel(ctx, job, b, &out->kernel));
+  if (equal_len > 0 && equal_len <= tile) {
+    plan_equal(job->n, equal_len, tile, out);
+    /* Any buffer stands for the plan the kernel does not read. */
+    out->plan = job->keys_in;
+    return CLSORT_SUCCESS;
+  }
   /* At most one tile and one head per segment. */
   plan p;
   p.tiles = clsort__malloc(ctx, (count + 1) * 4 * sizeof(cl_uint));
@@ -133,7 +152,10 @@ clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *jo
   if (p->tiles == 0) return CLSORT_SUCCESS;
   cl_mem vals = job->value_size ? job->vals_in : job->keys_in;
   cl_uint tiles = (cl_uint)p->tiles;
+  cl_ulong n = job->n;
   int kind = clsort__key_kind(job->type), desc = job->descending;
-  clsort__arg args[] = {ARG(job->keys_in), ARG(vals), ARG(p->plan), ARG(tiles), ARG(kind), ARG(desc)};
-  return clsort__launch(ctx, p->kernel, p->tiles * p->wg, p->wg, 6, args, 0, NULL, NULL);
+  clsort__arg args[] = {ARG(job->keys_in), ARG(vals),         ARG(p->plan),    ARG(tiles),
+                        ARG(n),            ARG(p->seg_len),   ARG(p->per_tile), ARG(p->end_log),
+                        ARG(kind),         ARG(desc)};
+  return clsort__launch(ctx, p->kernel, p->tiles * p->wg, p->wg, 10, args, 0, NULL, NULL);
 }

@@ -70,17 +70,21 @@ size_t clsort__packed_tile(const clsort_context *ctx, const clsort__sort_job *jo
  * stably, every segment of 2 keys up to clsort__packed_tile that the host
  * `offsets` (count + 1 entries, from 0 to job->n) bound: consecutive
  * segments packed into tiles, a work-group per tile. Longer segments are
- * left as they are. In two steps, so that a call can fail before its
- * first write: clsort__packed_prepare builds the kernel and copies the
- * plan to the device (blocking); clsort__packed_run launches it. */
+ * left as they are. equal_len > 0 says that every segment holds equal_len
+ * keys but the last, which holds at most that: the tiles then need no
+ * plan. In two steps, so that a call can fail before its first write:
+ * clsort__packed_prepare builds the kernel and copies the plan to the
+ * device (blocking); clsort__packed_run launches it. */
 typedef struct clsort__packed {
   cl_kernel kernel;
   cl_mem plan;  /* SLOT_SEGMENT_LIST */
   size_t tiles; /* 0: nothing to sort */
   unsigned wg;
+  cl_uint seg_len, per_tile, end_log; /* equal segments (segment_sort_tiles) */
 } clsort__packed;
 clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job *job,
-                                    const uint64_t *offsets, size_t count, clsort__packed *out);
+                                    const uint64_t *offsets, size_t count, size_t equal_len,
+                                    clsort__packed *out);
 clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *job,
                                  const clsort__packed *p);
 
