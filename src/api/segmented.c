@@ -143,23 +143,31 @@ static clsort_status sort_large(clsort_context *ctx, const clsort_options *o, cl
 }
 
 /* The paths of a call: every segment at once (two whole-array radix
- * sorts), or the short segments packed into tiles (segment_tiles.c,
- * GPU shapes), or each short one in its own work-group (the small sort);
- * the long ones of the last two one after another. */
+ * sorts), or the short segments packed into tiles (segment_tiles.c, GPU
+ * shapes) and the long ones up to MERGED keys merged in passes confined
+ * to each segment (segment_merge.c), or each short one in its own
+ * work-group (the small sort); longer ones one after another. */
 typedef enum seg_path { PATH_GLOBAL, PATH_PACKED, PATH_SMALL } seg_path;
 
+/* The longest segment that the packed path merges; longer ones get a
+ * whole-array sort each, whose passes over 2^20 keys and more run at the
+ * device's full width. */
+#define MERGED ((size_t)1 << 20)
+
 /* GPU shapes pack the segments up to the block sort's tile (a few
- * thousand keys) and sort each longer one on its own, unless there are
- * more than 64 of those: then every segment at once (on the H100, 2^26
- * u32 keys, `clsort bench --ops segmented`: 1024 segments of 65536 took
- * 5.7 ms at once against 67.2 ms one after another). CPU shapes: keys
+ * thousand keys), merge those up to MERGED keys, and sort each longer one
+ * on its own, unless there are more than 64 of those: then every segment
+ * at once (on the H100, 2^26 u32 keys, `clsort bench --ops segmented`:
+ * 1024 segments of 65536 took 5.7 ms at once against 67.2 ms one after
+ * another, before the merges came). CPU shapes: keys
  * alone go to the CPUs' serial sort per segment (merge_cpu.cl), which
  * wins there (PoCL, 2 shared cores: 2^20 u32 keys in segments of 64 took
  * 63 ms that way, 291 ms at once); values need the stable bitonic tile, a
  * work-group per segment, which lost to the global path when there are
  * more than 64 short segments (1465 against 315 ms). CLSORT_SEGMENTED=
  * global, packed or split (environment) forces a path, to measure them
- * (packed falls back to split in CPU shapes). */
+ * (packed falls back to split in CPU shapes); packed-split packs the
+ * short segments and sorts every long one on its own. */
 static seg_path choose_path(const clsort__sort_job *job, const uint64_t *offsets,
                             size_t num_segments, const seg_facts *facts, size_t limit,
                             size_t tile) {
@@ -167,13 +175,13 @@ static seg_path choose_path(const clsort__sort_job *job, const uint64_t *offsets
   const char *force = getenv("CLSORT_SEGMENTED");
   if (force && strcmp(force, "global") == 0 && can_global) return PATH_GLOBAL;
   if (force && strcmp(force, "split") == 0) return PATH_SMALL;
-  if (force && strcmp(force, "packed") == 0) return tile ? PATH_PACKED : PATH_SMALL;
-  if (tile && facts->longest <= tile) return PATH_PACKED;
+  if (force && strncmp(force, "packed", 6) == 0) return tile ? PATH_PACKED : PATH_SMALL;
+  if (tile && facts->longest <= MERGED) return PATH_PACKED;
   size_t small = 0, long_ = 0;
   for (size_t i = 0; i < num_segments; i++) {
     uint64_t len = offsets[i + 1] - offsets[i];
     small += len >= 2 && len <= limit;
-    long_ += len > tile;
+    long_ += len > MERGED;
   }
   if (tile) return long_ > 64 && can_global ? PATH_GLOBAL : PATH_PACKED;
   return can_global && job->value_size != 0 && small > 64 ? PATH_GLOBAL : PATH_SMALL;
@@ -191,10 +199,16 @@ static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
   if (path == PATH_GLOBAL) return clsort__sort_segments_global(ctx, job, offsets, num_segments);
   cl_mem list = NULL;
   clsort__packed packed;
+  clsort__long_merge merged;
   if (path == PATH_PACKED) {
-    limit = tile;
-    FORWARD_IF_ERROR(
-        clsort__packed_prepare(ctx, job, offsets, num_segments, (size_t)facts->equal, &packed));
+    const char *force = getenv("CLSORT_SEGMENTED");
+    size_t merge_limit = force && strcmp(force, "packed-split") == 0 ? tile : MERGED;
+    FORWARD_IF_ERROR(clsort__packed_prepare(ctx, job, offsets, num_segments,
+                                            (size_t)facts->equal, merge_limit, &packed));
+    if (facts->longest > tile)
+      FORWARD_IF_ERROR(clsort__long_merge_prepare(ctx, job, offsets, num_segments, tile,
+                                                  merge_limit, &merged));
+    limit = merge_limit;
   } else {
     FORWARD_IF_ERROR(upload_small(ctx, offsets, num_segments, limit, &list, &count));
   }
@@ -203,7 +217,10 @@ static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
   stable.flags |= CLSORT_STABLE;
   if (facts->longest > limit)
     FORWARD_IF_ERROR(sort_large(ctx, &stable, *job, offsets, num_segments, limit));
-  if (path == PATH_PACKED) return clsort__packed_run(ctx, job, &packed);
+  if (path == PATH_PACKED) {
+    FORWARD_IF_ERROR(clsort__packed_run(ctx, job, &packed));
+    return facts->longest > tile ? clsort__long_merge_run(ctx, job, &merged) : CLSORT_SUCCESS;
+  }
   clsort__sort_job small = *job;
   small.stable = job->value_size != 0;
   return count ? clsort__sort_segments(ctx, &small, list, count) : CLSORT_SUCCESS;

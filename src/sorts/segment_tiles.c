@@ -44,11 +44,27 @@ static cl_uint span_log(size_t s, size_t e) {
   return k;
 }
 
+/* A tile of its own for each piece of `tile` keys of a long segment
+ * [first, first + len): sorted runs for segment_merge.c to merge. */
+static void add_chunks(plan *p, size_t first, size_t len, size_t tile) {
+  for (size_t c = 0; c < len; c += tile) {
+    size_t at = 4 * p->count++, keys = clsort__min(tile, len - c);
+    p->tiles[at] = (cl_uint)(first + c);
+    p->tiles[at + 1] = (cl_uint)((uint64_t)(first + c) >> 32);
+    p->tiles[at + 2] = (cl_uint)keys | span_log(0, keys - 1) << 16;
+    p->tiles[at + 3] = (cl_uint)p->heads_count;
+    p->heads[p->heads_count++] = 0;
+  }
+}
+
 /* Greedy: a tile opens at a segment of at least 2 keys and takes the
  * segments after it while they fit; a segment longer than the tile closes
- * it (the caller sorts that one otherwise). Segments of 0 or 1 keys inside
- * a tile get their heads (0: none), so every position has its segment. */
-static void make_plan(const uint64_t *offsets, size_t count, size_t tile, plan *p) {
+ * it, and is cut into tiles of its own when it holds at most chunk_limit
+ * keys (else the caller sorts it otherwise). Segments of 0 or 1 keys
+ * inside a tile get their heads (0: none), so every position has its
+ * segment. */
+static void make_plan(const uint64_t *offsets, size_t count, size_t tile, size_t chunk_limit,
+                      plan *p) {
   size_t t0 = 0, at = 0;
   bool open = false;
   p->count = p->heads_count = 0;
@@ -56,6 +72,7 @@ static void make_plan(const uint64_t *offsets, size_t count, size_t tile, plan *
     size_t first = (size_t)offsets[i], len = (size_t)(offsets[i + 1] - offsets[i]);
     if (len > tile) {
       open = false;
+      if (len <= chunk_limit) add_chunks(p, first, len, tile);
       continue;
     }
     if (len == 0) continue;
@@ -105,7 +122,7 @@ static void plan_equal(size_t n, size_t len, size_t tile, clsort__packed *out) {
 
 clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job *job,
                                     const uint64_t *offsets, size_t count, size_t equal_len,
-                                    clsort__packed *out) {
+                                    size_t chunk_limit, clsort__packed *out) {
   size_t tile = clsort__packed_tile(ctx, job);
   out->tiles = 0;
   out->seg_len = out->per_tile = out->end_log = 0;
@@ -122,14 +139,16 @@ clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job
     out->plan = job->keys_in;
     return CLSORT_SUCCESS;
   }
-  /* At most one tile and one head per segment. */
+  /* At most one tile and one head per segment, and per tile of the
+   * chunked long segments. */
+  size_t most = count + (chunk_limit ? job->n / tile + 1 : 0);
   plan p;
-  p.tiles = clsort__malloc(ctx, (count + 1) * 4 * sizeof(cl_uint));
-  p.heads = clsort__malloc(ctx, count * sizeof(cl_ushort));
+  p.tiles = clsort__malloc(ctx, (most + 1) * 4 * sizeof(cl_uint));
+  p.heads = clsort__malloc(ctx, most * sizeof(cl_ushort));
   clsort_status st = CLSORT_SUCCESS;
   if (!p.tiles || !p.heads)
     st = FAIL(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the plan of %zu segments", count);
-  if (st == CLSORT_SUCCESS) make_plan(offsets, count, tile, &p);
+  if (st == CLSORT_SUCCESS) make_plan(offsets, count, tile, chunk_limit, &p);
   /* Blocking copies: the host plan is freed on return. */
   size_t tile_bytes = (p.count + 1) * 4 * sizeof(cl_uint);
   size_t head_bytes = p.heads_count * sizeof(cl_ushort);

@@ -168,9 +168,10 @@ T_TEST(segmented_u32_modes) {
 
 /* Every path forced (CLSORT_SEGMENTED), whatever the device would pick,
  * on the layouts that mix short and long segments (packed falls back to
- * split in the CPU shape). */
+ * split in the CPU shape; packed-split sorts each long segment on its
+ * own after packing the short ones). */
 T_TEST(segmented_paths) {
-  static const char *const paths[3] = {"global", "split", "packed"};
+  static const char *const paths[4] = {"global", "split", "packed", "packed-split"};
   t_setenv("CLSORT_SEGMENTED", paths[_i]);
   t_rng r;
   t_rng_init(&r, paths[_i]);
@@ -269,7 +270,7 @@ static void add(Suite *s, unsigned tiers) {
     TCase *tc = t_shape_tcase(s, "packed", packed_setup);
     tcase_add_loop_test(tc, segmented_types, 0, 6);
     tcase_add_test(tc, segmented_u32_modes);
-    tcase_add_loop_test(tc, segmented_paths, 2, 3);
+    tcase_add_loop_test(tc, segmented_paths, 2, 4);
   }
 }
 
