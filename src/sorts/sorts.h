@@ -75,9 +75,9 @@ size_t clsort__packed_tile(const clsort_context *ctx, const clsort__sort_job *jo
  * (for clsort__long_merge). equal_len > 0 says that every segment holds
  * equal_len keys but the last, which holds at most that: tiles of short
  * segments then need no plan. In two steps, so that a call can fail
- * before its first write:
- * clsort__packed_prepare builds the kernel and copies the plan to the
- * device (blocking); clsort__packed_run launches it. */
+ * before its first write: clsort__packed_prepare builds the kernel and
+ * copies the plan to the device (blocking); clsort__packed_run launches
+ * it. */
 typedef struct clsort__packed {
   cl_kernel kernel;
   cl_mem plan;  /* SLOT_SEGMENT_LIST */
