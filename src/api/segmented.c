@@ -33,18 +33,24 @@ static clsort_status check_offsets(const uint64_t *offsets, size_t num_segments,
   RETURN_IF(offsets[0] != 0, CLSORT_ERROR_INVALID_ARGUMENT,
             "offsets[0] is %llu; the first segment must start at 0",
             (unsigned long long)offsets[0]);
-  uint64_t longest = 0, first = num_segments ? offsets[1] - offsets[0] : 0;
-  bool equal = true;
-  for (size_t i = 0; i < num_segments; i++) {
+  /* One pass without an exit or a branch, which the compiler vectorizes:
+   * 2^20 offsets cost the call about as much as the GPU's sort of their
+   * segments. The first decreasing entry is looked for only when one is. */
+  uint64_t longest = 0, first = num_segments ? offsets[1] - offsets[0] : 0, down = 0, other = 0;
+  for (size_t i = 0; i + 1 < num_segments; i++) {
+    uint64_t len = offsets[i + 1] - offsets[i];
+    down |= offsets[i + 1] < offsets[i];
+    longest = len > longest ? len : longest;
+    other |= len ^ first;
+  }
+  uint64_t last = num_segments ? offsets[num_segments] - offsets[num_segments - 1] : 0;
+  if (num_segments) down |= offsets[num_segments] < offsets[num_segments - 1];
+  for (size_t i = 0; down && i < num_segments; i++)
     RETURN_IF(offsets[i + 1] < offsets[i], CLSORT_ERROR_INVALID_ARGUMENT,
               "offsets decrease at entry %zu (%llu after %llu)", i + 1,
               (unsigned long long)offsets[i + 1], (unsigned long long)offsets[i]);
-    uint64_t len = offsets[i + 1] - offsets[i];
-    longest = len > longest ? len : longest;
-    equal &= len == first || (i + 1 == num_segments && len < first);
-  }
-  facts->longest = longest;
-  facts->equal = equal ? first : 0;
+  facts->longest = last > longest ? last : longest;
+  facts->equal = other == 0 && last <= first ? first : 0;
   RETURN_IF(offsets[num_segments] != n, CLSORT_ERROR_INVALID_ARGUMENT,
             "offsets[num_segments] is %llu, not n (%zu)", (unsigned long long)offsets[num_segments],
             n);
