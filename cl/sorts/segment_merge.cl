@@ -19,26 +19,29 @@
 #error "segment_merge.cl needs SM_ITEMS, HAS_VALUES and VALUE_T"
 #endif
 
-/* segs holds 3 ulongs per long segment: its first key, its length, and
- * the first group of the launch that writes it; one more entry whose
- * third word is the number of groups. Group g writes the outputs
- * [t * WG_SIZE * SM_ITEMS, (t + 1) * WG_SIZE * SM_ITEMS) of its segment,
- * t = g - the segment's first group. */
+/* segs holds 4 ulongs per long segment: its first key, its length, the
+ * first group that writes it, and the pass it starts at (runs of `tile`
+ * keys then, doubled each pass after); one more entry whose third word is
+ * the number of groups. This pass (number `pass`) merges the first
+ * `count` segments. Group g writes the outputs [t * WG_SIZE * SM_ITEMS,
+ * (t + 1) * WG_SIZE * SM_ITEMS) of its segment, t = g - the segment's
+ * first group. */
 KERNEL void segment_merge_pass(const global KEY_T *kin, global KEY_T *kout,
                                const global VALUE_T *vin, global VALUE_T *vout,
-                               const global ulong *segs, uint count, ulong run, int kind,
-                               int desc) {
+                               const global ulong *segs, uint count, uint pass, ulong tile,
+                               int kind, int desc) {
   const ulong g = get_group_id(0);
-  uint lo = 0, hi = count; /* segs[3 * lo + 2] <= g < segs[3 * hi + 2] */
+  uint lo = 0, hi = count; /* segs[4 * lo + 2] <= g < segs[4 * hi + 2] */
   while (hi - lo > 1) {
     const uint mid = (lo + hi) / 2;
-    if (segs[3 * mid + 2] <= g)
+    if (segs[4 * mid + 2] <= g)
       lo = mid;
     else
       hi = mid;
   }
-  const ulong base = segs[3 * lo], len = segs[3 * lo + 1];
-  const ulong o = (g - segs[3 * lo + 2]) * WG_SIZE * SM_ITEMS + get_local_id(0) * SM_ITEMS;
+  const ulong base = segs[4 * lo], len = segs[4 * lo + 1];
+  const ulong run = tile << (pass - (uint)segs[4 * lo + 3]);
+  const ulong o = (g - segs[4 * lo + 2]) * WG_SIZE * SM_ITEMS + get_local_id(0) * SM_ITEMS;
   if (o >= len) return;
   /* The pair of runs that holds output o: A = [p, p + na), B = [p + na,
    * p + na + nb), relative to the segment. */

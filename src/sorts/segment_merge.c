@@ -3,8 +3,9 @@
  * (segment_tiles.c); merge passes confined to each segment
  * (segment_merge.cl) then double the runs, every long segment of the call
  * in the same launches, until each segment is one run: a segment of L keys
- * costs log2(L / tile) passes over its keys, where the global path sorted
- * the whole array twice and the split path launched a sort per segment. */
+ * costs about log2(L / tile) passes over its keys (one more to land in
+ * the caller's buffer), where the global path sorted the whole array
+ * twice and the split path launched a sort per segment. */
 #include "sorts/sorts.h"
 
 #include <stdio.h>
@@ -27,34 +28,40 @@ static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *j
   return clsort__get_kernel(ctx, &merge_spec, options, "segment_merge_pass", out);
 }
 
-/* The list segment_merge_pass reads: first key, length and first group of
- * each segment of (tile, limit] keys, and the total groups; *longest
- * receives the longest one's length. NULL when host memory runs out. */
-static cl_ulong *make_list(clsort_context *ctx, const uint64_t *offsets, size_t count,
-                           size_t tile, size_t limit, size_t per_group, cl_uint *segs,
-                           size_t *longest) {
+/* A long segment: where it starts, its length, its passes. */
+typedef struct long_seg {
+  size_t first, len;
+  unsigned passes;
+} long_seg;
+
+static int longer_first(const void *x, const void *y) {
+  size_t a = ((const long_seg *)x)->len, b = ((const long_seg *)y)->len;
+  return (a < b) - (a > b);
+}
+
+/* The segments of (tile, limit] keys, longest first, each with the passes
+ * it needs (runs of tile keys doubled until one holds it); *found receives
+ * their number. NULL when host memory runs out. */
+static long_seg *find_long(clsort_context *ctx, const uint64_t *offsets, size_t count, size_t tile,
+                           size_t limit, size_t *found) {
   size_t c = 0;
   for (size_t i = 0; i < count; i++) {
     uint64_t len = offsets[i + 1] - offsets[i];
     c += len > tile && len <= limit;
   }
-  cl_ulong *list = clsort__malloc(ctx, 3 * (c + 1) * sizeof *list);
-  if (!list) return NULL;
-  size_t at = 0, groups = 0;
-  *longest = 0;
+  long_seg *segs = clsort__malloc(ctx, (c ? c : 1) * sizeof *segs);
+  if (!segs) return NULL;
+  c = 0;
   for (size_t i = 0; i < count; i++) {
     uint64_t len = offsets[i + 1] - offsets[i];
     if (len <= tile || len > limit) continue;
-    list[at++] = offsets[i];
-    list[at++] = len;
-    list[at++] = groups;
-    groups += clsort__div_up((size_t)len, per_group);
-    *longest = clsort__max(*longest, (size_t)len);
+    unsigned passes = 0;
+    for (size_t run = tile; run < len; run *= 2) passes++;
+    segs[c++] = (long_seg){(size_t)offsets[i], (size_t)len, passes};
   }
-  list[at] = list[at + 1] = 0;
-  list[at + 2] = groups;
-  *segs = (cl_uint)c;
-  return list;
+  qsort(segs, c, sizeof *segs, longer_first);
+  *found = c;
+  return segs;
 }
 
 clsort_status clsort__long_merge_prepare(clsort_context *ctx, const clsort__sort_job *job,
@@ -64,20 +71,41 @@ clsort_status clsort__long_merge_prepare(clsort_context *ctx, const clsort__sort
   out->tile = tile;
   RETURN_IF(count > UINT32_MAX, CLSORT_ERROR_TOO_LARGE, "%zu segments: at most 2^32 - 1 are merged",
             count);
-  size_t per_group = ctx->tuning.wg_size * ITEMS, longest;
-  cl_ulong *list =
-      make_list(ctx, offsets, count, tile, limit, per_group, &out->count, &longest);
+  size_t per_group = ctx->tuning.wg_size * ITEMS, c;
+  long_seg *segs = find_long(ctx, offsets, count, tile, limit, &c);
+  RETURN_IF(!segs, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the list of long segments");
+  /* An even number of passes, so that the last writes the caller's
+   * buffers. Each segment takes the last of them, from an even one (its
+   * keys are in the caller's buffer until then): one more than it needs
+   * when their parities differ, which copies it. Longest first, the
+   * segments of pass p are a prefix of the list. */
+  out->passes = c ? segs[0].passes + segs[0].passes % 2 : 0;
+  if (out->passes > 64) free(segs);
+  RETURN_IF(out->passes > 64, CLSORT_ERROR_TOO_LARGE, "%u merge passes: at most 64",
+            (unsigned)out->passes);
+  cl_ulong *list = clsort__malloc(ctx, 4 * (c + 1) * sizeof *list);
+  if (!list) free(segs);
   RETURN_IF(!list, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the list of long segments");
-  size_t bytes = 3 * (out->count + 1) * sizeof *list, groups = (size_t)list[3 * out->count + 2];
-  /* Passes until a run holds the longest segment, and an even number of
-   * them, so that the last writes the caller's buffers (a pass whose run
-   * holds every segment copies it). */
-  out->passes = 0;
-  for (size_t run = tile; run < longest; run *= 2) out->passes++;
-  out->passes += out->passes % 2;
+  size_t groups = 0;
+  for (unsigned p = 0; p < out->passes; p++) out->active[p] = 0;
+  for (size_t i = 0; i < c; i++) {
+    unsigned start = (out->passes - segs[i].passes) & ~1u;
+    list[4 * i] = segs[i].first;
+    list[4 * i + 1] = segs[i].len;
+    list[4 * i + 2] = groups;
+    list[4 * i + 3] = start;
+    groups += clsort__div_up(segs[i].len, per_group);
+    for (unsigned p = start; p < out->passes; p++) out->active[p] = (cl_uint)(i + 1);
+  }
+  list[4 * c] = list[4 * c + 1] = list[4 * c + 3] = 0;
+  list[4 * c + 2] = groups;
+  for (unsigned p = 0; p < out->passes; p++)
+    out->groups_at[p] = (size_t)list[4 * out->active[p] + 2];
+  free(segs);
+  size_t bytes = 4 * (c + 1) * sizeof *list;
   size_t ks = clsort_type_size(job->type), vs = job->value_size;
   clsort_status st = CLSORT_SUCCESS;
-  if (out->count > 0) {
+  if (c > 0) {
     st = merge_kernel(ctx, job, &out->kernel);
     if (st == CLSORT_SUCCESS) st = clsort__scratch(ctx, SLOT_SORT_AUX1, bytes, &out->list);
     if (st == CLSORT_SUCCESS) st = clsort__scratch(ctx, SLOT_SEGMENT_KEYS, job->n * ks, &out->keys2);
@@ -101,12 +129,14 @@ clsort_status clsort__long_merge_run(clsort_context *ctx, const clsort__sort_job
   cl_mem v[2] = {job->value_size ? job->vals_in : job->keys_in, m->vals2};
   int kind = clsort__key_kind(job->type), desc = job->descending;
   size_t wg = ctx->tuning.wg_size;
-  cl_ulong run = m->tile;
-  for (unsigned p = 0; p < m->passes; p++, run *= 2) {
-    clsort__arg args[] = {ARG(k[p % 2]), ARG(k[1 - p % 2]), ARG(v[p % 2]),
-                          ARG(v[1 - p % 2]), ARG(m->list), ARG(m->count),
-                          ARG(run),      ARG(kind),        ARG(desc)};
-    FORWARD_IF_ERROR(clsort__launch(ctx, m->kernel, m->groups * wg, wg, 9, args, 0, NULL, NULL));
+  cl_ulong tile = m->tile;
+  for (cl_uint p = 0; p < m->passes; p++) {
+    clsort__arg args[] = {ARG(k[p % 2]),     ARG(k[1 - p % 2]), ARG(v[p % 2]),
+                          ARG(v[1 - p % 2]), ARG(m->list),      ARG(m->active[p]),
+                          ARG(p),            ARG(tile),         ARG(kind),
+                          ARG(desc)};
+    FORWARD_IF_ERROR(
+        clsort__launch(ctx, m->kernel, m->groups_at[p] * wg, wg, 10, args, 0, NULL, NULL));
   }
   return CLSORT_SUCCESS;
 }

@@ -104,8 +104,9 @@ typedef struct clsort__long_merge {
   cl_kernel kernel;
   cl_mem list, keys2, vals2;
   size_t groups, tile; /* groups: 0 when no segment needs merging */
-  cl_uint count;
-  unsigned passes;
+  cl_uint passes;
+  cl_uint active[64];   /* per pass: the segments it merges (a prefix) */
+  size_t groups_at[64]; /* and its groups */
 } clsort__long_merge;
 clsort_status clsort__long_merge_prepare(clsort_context *ctx, const clsort__sort_job *job,
                                          const uint64_t *offsets, size_t count, size_t tile,

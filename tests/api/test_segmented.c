@@ -18,7 +18,7 @@ enum {
   L_ONE_SHORT,   /* one segment below the tile */
   L_ONE_LONG,    /* one segment above it */
   L_ALL_ONE,     /* every segment one key */
-  L_STRADDLE,    /* limit - 1, limit, limit + 1, 0, 2, limit + 1000 */
+  L_STRADDLE,    /* limit - 1, limit, limit + 1, 0, 2, 5 * limit + 7 (merged: 3 passes and 1) */
   L_RANDOM,      /* random sizes, a few long, zeros among them */
   L_MANY,        /* 400 short segments, empty ones among them: the global path on CPUs */
   L_EQUAL,       /* 300 segments of one length: 16, 48, 64 or 100 keys */
@@ -48,7 +48,7 @@ static size_t make_layout(t_rng *r, int layout, size_t limit, uint64_t *offsets,
       for (size_t i = 0; i < 64; i++) sizes[count++] = 1;
       break;
     case L_STRADDLE: {
-      size_t s[] = {limit - 1, limit, limit + 1, 0, 2, limit + 1000};
+      size_t s[] = {limit - 1, limit, limit + 1, 0, 2, 5 * limit + 7};
       for (size_t i = 0; i < 6; i++) sizes[count++] = s[i];
       break;
     }
