@@ -133,8 +133,11 @@ clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job
   clsort__block_shape b = shape_for(ctx, job);
   out->wg = b.wg;
   FORWARD_IF_ERROR(tiles_kernel(ctx, job, b, &out->kernel));
-  if (equal_len > 0 && equal_len <= tile) {
-    plan_equal(job->n, equal_len, tile, out);
+  /* Equal segments of whole tiles (to be merged) are tiled from 0 alike,
+   * each tile a segment of its own. */
+  bool whole_tiles = equal_len > tile && equal_len <= chunk_limit && equal_len % tile == 0;
+  if ((equal_len > 0 && equal_len <= tile) || whole_tiles) {
+    plan_equal(job->n, whole_tiles ? tile : equal_len, tile, out);
     /* Any buffer stands for the plan the kernel does not read. */
     out->plan = job->keys_in;
     return CLSORT_SUCCESS;

@@ -23,11 +23,13 @@ enum {
   L_MANY,        /* 400 short segments, empty ones among them: the global path on CPUs */
   L_EQUAL,       /* 300 segments of one length: 16, 48, 64 or 100 keys */
   L_PACKING,     /* around the tile: limit / 2 + 1 twice, limit - 1 and 1, limit, ... */
+  L_TILES,       /* 4 segments of 2 tiles, then limit + 3 keys */
   L_COUNT
 };
 static const char *const layout_names[L_COUNT] = {"empty-mixed", "one-short", "one-long",
                                                   "all-one",     "straddle",  "random",
-                                                  "many",        "equal",     "packing"};
+                                                  "many",        "equal",     "packing",
+                                                  "tiles"};
 
 /* Fills offsets (room for MAX_SEGMENTS + 1 entries) for the layout;
  * returns the number of segments, n in *n. */
@@ -59,6 +61,12 @@ static size_t make_layout(t_rng *r, int layout, size_t limit, uint64_t *offsets,
       static const size_t lengths[4] = {16, 48, 64, 100};
       size_t len = lengths[t_rng_below(r, 4)];
       for (size_t i = 0; i < 300; i++) sizes[count++] = len;
+      break;
+    }
+    case L_TILES: {
+      /* Equal segments of whole tiles, the last one shorter. */
+      size_t s[] = {2 * limit, 2 * limit, 2 * limit, 2 * limit, limit + 3};
+      for (size_t i = 0; i < 5; i++) sizes[count++] = s[i];
       break;
     }
     case L_PACKING: {
