@@ -7,6 +7,7 @@
 // DeviceMergeSort::SortKeysCopy and SortPairsCopy (cub-merge) and SortKeys
 // (cub-merge-inplace),
 // DeviceSegmentedSort::SortKeys over segments of 64 and of 65536 keys
+// and of power-law sizes (gen.h)
 // (cub-segmented, op "segmented-LEN", as clsort bench --ops segmented), for
 // u32 and u64. Temporary storage is allocated once per case, outside the
 // timed region, as a real user of CUB would.
@@ -533,19 +534,32 @@ bool bench_merge_pairs(gen_dist dist, uint64_t n) {
 }
 
 // ------------------------------------------------------------ segmented
-// Segments of `len` keys (the last one shorter), sorted each on its own,
-// ascending: what clsort bench --ops segmented times on the same sizes.
+// Segments of `len` keys (the last one shorter), or with len 0 the
+// power-law sizes of gen.h's gen_power_law_offsets (op "segmented-power",
+// the same seed), sorted each on its own, ascending: what clsort bench
+// --ops segmented times on the same sizes.
 template <class T>
 bool bench_segmented(uint64_t n, uint64_t len) {
   key_type type = type_of<T>();
   char op[32];
-  std::snprintf(op, sizeof op, "segmented-%llu", (unsigned long long)len);
+  if (len)
+    std::snprintf(op, sizeof op, "segmented-%llu", (unsigned long long)len);
+  else
+    std::snprintf(op, sizeof op, "segmented-power");
   bench_record r = make_record(op, "cub-segmented", type, n);
   std::vector<T> keys(n), out(n);
   gen_keys(type, DIST_UNIFORM, keys.data(), n, gen_case_seed(opt.seed, op, type, 0, n));
-  uint64_t segments = (n + len - 1) / len;
+  uint64_t segments = len ? (n + len - 1) / len : gen_power_law_count(n);
+  std::vector<uint64_t> bounds(segments + 1);
+  if (len) {
+    for (uint64_t i = 0; i <= segments; i++) bounds[i] = std::min(i * len, n);
+  } else if (!gen_power_law_offsets(bounds.data(), segments, n,
+                                    gen_case_seed(opt.seed, op, type, 0, n) ^ 0x5e9u)) {
+    emit_skip(r, "no host memory for the power-law offsets");
+    return false;
+  }
   std::vector<int> offsets(segments + 1);
-  for (uint64_t i = 0; i <= segments; i++) offsets[i] = (int)std::min(i * len, n);
+  for (uint64_t i = 0; i <= segments; i++) offsets[i] = (int)bounds[i];
   DeviceBuffer d_keys, d_out, d_offsets, temp;
   size_t temp_bytes = 0;
   check(cub::DeviceSegmentedSort::SortKeys(nullptr, temp_bytes, (T *)nullptr, (T *)nullptr,
@@ -742,7 +756,7 @@ int main(int argc, char **argv) {
     if (opt.u64) sweep(opt.sizes, [](uint64_t n) { return bench_select<uint64_t>(n); });
   }
   if (opt.ops & OP_SEGMENTED) {
-    for (uint64_t len : {64ull, 65536ull}) {
+    for (uint64_t len : {64ull, 65536ull, 0ull}) {  // 0: the power-law sizes
       if (opt.u32) sweep(opt.sort_sizes, [&](uint64_t n) { return bench_segmented<uint32_t>(n, len); });
       if (opt.u64) sweep(opt.sort_sizes, [&](uint64_t n) { return bench_segmented<uint64_t>(n, len); });
     }
