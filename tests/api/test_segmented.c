@@ -257,6 +257,37 @@ T_TEST(segmented_errors) {
   ASSERT_TRUE(memcmp(got, kc, sizeof keys) == 0);
 }
 
+/* Many offsets: the check runs on the context's host threads in shares
+ * (segmented.c), so a decrease in the last share must still be found and
+ * named, and equal pairs with an odd last segment must still sort. */
+enum { MANY = 1 << 18 };
+
+T_TEST(segmented_many_offsets) {
+  size_t n = 2 * (size_t)MANY - 1;
+  uint32_t *keys = malloc(n * sizeof *keys), *copy = malloc(n * sizeof *copy);
+  uint64_t *offsets = malloc((MANY + 1) * sizeof *offsets);
+  ASSERT_TRUE(keys && copy && offsets);
+  for (size_t i = 0; i < n; i++) keys[i] = (uint32_t)(n - i);
+  memcpy(copy, keys, n * sizeof *keys);
+  for (size_t i = 0; i <= MANY; i++) offsets[i] = i < MANY ? 2 * i : n;
+  t_label("segmented many offsets");
+  uint64_t keep = offsets[MANY - 3];
+  offsets[MANY - 3] = offsets[MANY - 2] + 1; /* entry MANY - 2 now decreases */
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, NULL, 0, n, offsets, MANY, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_TRUE(strstr(clsort_last_error_message(), "entry 262142") != NULL);
+  ASSERT_TRUE(memcmp(keys, copy, n * sizeof *keys) == 0);
+  offsets[MANY - 3] = keep;
+  ASSERT_EQ_U64(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, NULL, 0, n, offsets, MANY, NULL),
+                CLSORT_SUCCESS);
+  for (size_t i = 0; i + 1 < n; i += 2)
+    ASSERT_TRUE(keys[i] == copy[i + 1] && keys[i + 1] == copy[i]);
+  ASSERT_TRUE(keys[n - 1] == copy[n - 1]);
+  free(keys);
+  free(copy);
+  free(offsets);
+}
+
 /* The packed part's GPU shape: groups of 16 work-items, so that the block
  * sort's tile is PoCL's (1024 keys, 4 per work-item). */
 static void packed_setup(void) { t_shape_setup("16:16:2"); }
@@ -273,6 +304,7 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_loop_test(tc, segmented_paths, 0, 3);
     tcase_add_test(tc, segmented_empty);
     tcase_add_test(tc, segmented_errors);
+    tcase_add_test(tc, segmented_many_offsets);
   }
   if (t_part_selected("packed")) {
     TCase *tc = t_shape_tcase(s, "packed", packed_setup);
