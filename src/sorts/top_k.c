@@ -282,6 +282,10 @@ clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl
                             size_t k, cl_mem out_keys, cl_mem indices) {
   clsort__top_k_set_path(SELECT_PATH_NONE);
   if (k == 0) return CLSORT_SUCCESS;
+  if (clsort__top_k_small_takes(ctx, n, k)) {
+    clsort__top_k_set_path(SELECT_PATH_SMALL);
+    return clsort__top_k_small(ctx, job, keys, n, k, out_keys, indices);
+  }
   size_t ks = clsort_type_size(job->type), is = job->value_size;
   cl_mem sk, si;
   /* From a quarter of n on, the candidates' compaction and sort cost
