@@ -1,4 +1,6 @@
-/* top_k.c: radix select (clsort_select) and top-k (clsort_top_k). Both
+/* top_k.c: radix select (clsort_select) and top-k (clsort_top_k). A
+ * small k takes its own path (top_k_small.c: one read of the keys, the k
+ * smallest kept per work-item and merged). Otherwise both
  * first try the sampled path (top_k_sample.c), which finds the keys near
  * the rank asked for in one pass; when it misses, the radix select runs:
  * the k-th key is found digit by digit from the top: each round counts the

@@ -17,13 +17,18 @@ static const clsort__program_spec small_spec = {"topk_small", small_files};
 /* The longest list a variant keeps (topk_small.cl's TK_K). */
 #define SMALL_K_LIMIT 16u
 
-/* The largest k the path takes unless CLSORT_TOPK says otherwise.
- * A work-item's list of k pairs lives in registers and every insertion
- * costs k compare-exchanges, which a whole warp pays when one of its
- * work-items takes one: on GPUs the cost grows with k while the sampled
- * path's stays flat. TODO-free note: the bound is PoCL's measurement plus
- * that reasoning (docs/PERFORMANCE.md); the H100 decides it. */
-#define SMALL_K_DEFAULT 16u
+/* The largest k the path takes unless CLSORT_TOPK says otherwise. In the
+ * CPU shape each group is one work-item walking its part: the list's cost
+ * is paid only by keys that beat its last entry, few, and k = 16 measured
+ * 2-4x faster than the sampled path on PoCL (docs/PERFORMANCE.md). On GPUs
+ * a work-item's list of k pairs lives in registers (sm_90: 40-56 for k =
+ * 1, 71-86 for 8, 117-146 for 16, which leaves a quarter of the threads),
+ * and an insertion costs k compare-exchanges that a whole warp pays when
+ * one of its work-items takes one: the cost grows with k while the
+ * sampled path's stays flat (0.3 ms at 2^26 on the H100). Up to 8 by
+ * reasoning, until the H100 measures 16. */
+#define SMALL_K_CPU 16u
+#define SMALL_K_GPU 8u
 
 /* CLSORT_TOPK=small takes this path for every k it can (k <= 16);
  * any other value (nosmall, or one that asks for the sampled path or the
@@ -35,11 +40,11 @@ static int small_knob(void) {
 }
 
 bool clsort__top_k_small_takes(const clsort_context *ctx, size_t n, size_t k) {
-  (void)ctx;
   int knob = small_knob();
   /* Positions are 32-bit in the kernels, with 0xFFFFFFFF for none. */
   if (knob < 0 || k == 0 || n >= UINT32_MAX) return false;
-  return k <= (knob > 0 ? SMALL_K_LIMIT : SMALL_K_DEFAULT);
+  if (knob > 0) return k <= SMALL_K_LIMIT;
+  return k <= (ctx->tuning.cpu_shape ? SMALL_K_CPU : SMALL_K_GPU);
 }
 
 /* The power of two at or above k: the variant's list length. */
