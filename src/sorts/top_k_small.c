@@ -32,10 +32,10 @@ static const clsort__program_spec small_spec = {"topk_small", small_files};
 
 /* CLSORT_TOPK=small takes this path for every k it can (k <= 16);
  * any other value (nosmall, or one that asks for the sampled path or the
- * radix select: top_k_sample.c) never. Unset: k decides. */
+ * radix select: top_k_sample.c) never. Unset or empty: k decides. */
 static int small_knob(void) {
   const char *v = getenv("CLSORT_TOPK");
-  if (!v) return 0;
+  if (!v || !*v) return 0;
   return strcmp(v, "small") == 0 ? 1 : -1;
 }
 
