@@ -15,6 +15,7 @@
 #include "sorts/sort_check.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 static clsort_options opts(bool desc) {
   clsort_options o = {CLSORT_AUTO, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
@@ -284,6 +285,44 @@ T_TEST(topk_small) {
   unsetenv("CLSORT_TOPK");
 }
 
+/* The path of a small k reads nothing back: the buffer form gated by a
+ * user event returns at once, its event completes only after the gate,
+ * and the result is then exact (k = 1, keys and 8-byte indices). */
+T_TEST(topk_small_waits_for_wait_list) {
+  unsetenv("CLSORT_TOPK");
+  clsort_type t = CLSORT_U32;
+  size_t n = 50001, k = 1;
+  t_rng r;
+  t_rng_init(&r, "topk_small_gate");
+  t_label("u32 top_k_buffer n=%zu k=%zu gated by a user event", n, k);
+  uint32_t *keys = t_alloc(n * 4);
+  t_gen_keys(&r, t, D_UNIFORM, keys, n);
+  clsort_options o = opts(false);
+  size_t *perm = t_ref_permutation(t, keys, n, &o);
+  cl_mem bk = t_buffer(n * 4, keys), bo = t_buffer(4, NULL), bi = t_buffer(8, NULL);
+  cl_int err;
+  cl_event gate = clCreateUserEvent(clsort_context_cl_context(T_CTX), &err);
+  ASSERT_CL(err);
+  t_defer_event(gate);
+  cl_event done = NULL;
+  t_watchdog *w = t_watchdog_start(gate, 20.0);
+  clsort_status st = clsort_top_k_buffer(T_CTX, t, bk, n, k, bo, bi, 8, NULL, 1, &gate, &done);
+  if (t_watchdog_stop(w)) ck_abort_msg("%s: top-k blocked on its own wait list", t_where());
+  ASSERT_OK(st);
+  ASSERT_EQ_U64(clsort__test_top_k_path(), PATH_SMALL);
+  t_defer_event(done);
+  nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+  cl_int exec = -1;
+  ASSERT_CL(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL));
+  if (exec == CL_COMPLETE) ck_abort_msg("%s: completed before its wait list", t_where());
+  ASSERT_CL(clSetUserEventStatus(gate, CL_COMPLETE));
+  ASSERT_CL(clWaitForEvents(1, &done));
+  uint32_t *got = t_read_buffer(bo, 4);
+  uint64_t *idx = t_read_buffer(bi, 8);
+  ASSERT_EQ_U64(got[0], keys[perm[0]]);
+  ASSERT_EQ_U64(idx[0], perm[0]);
+}
+
 /* ------------------------------------------------------------- errors */
 enum { EN = 64 };
 
@@ -369,7 +408,10 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_loop_test(tc, topk_sampled, 0, 2);
     tcase_add_loop_test(tc, topk_sampled_adversarial, 0, 2);
   }
-  if (all || t_part_selected("small")) tcase_add_loop_test(tc, topk_small, 0, 6);
+  if (all || t_part_selected("small")) {
+    tcase_add_loop_test(tc, topk_small, 0, 6);
+    tcase_add_test(tc, topk_small_waits_for_wait_list);
+  }
   if (all) tcase_add_test(tc, topk_errors);
 }
 
