@@ -19,8 +19,9 @@ static const clsort__program_spec small_spec = {"topk_small", small_files};
 
 /* The largest k the path takes unless CLSORT_TOPK says otherwise. In the
  * CPU shape each group is one work-item walking its part: the list's cost
- * is paid only by keys that beat its last entry, few, and k = 16 measured
- * 2-4x faster than the sampled path on PoCL (docs/PERFORMANCE.md). On GPUs
+ * is paid only by keys that beat its last entry, few: k = 16 cost what
+ * k = 1 does, 1.3-3x faster than the sampled path (PoCL, 2^24 keys;
+ * docs/PERFORMANCE.md). On GPUs
  * a work-item's list of k pairs lives in registers (sm_90: 40-56 for k =
  * 1, 71-86 for 8, 117-146 for 16, which leaves a quarter of the threads),
  * and an insertion costs k compare-exchanges that a whole warp pays when
