@@ -197,6 +197,8 @@ void clsort__top_k_set_path(clsort__select_path path);
 bool clsort__top_k_small_takes(const clsort_context *ctx, size_t n, size_t k);
 clsort_status clsort__top_k_small(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
                                   size_t n, size_t k, cl_mem out_keys, cl_mem indices);
+/* Builds that path's kernels for every k it may take (clsort_prepare). */
+clsort_status clsort__top_k_small_prepare(clsort_context *ctx, size_t key_size);
 /* The key whose order bits are `bits`, as its type stores it (the host's
  * bits_to_key of keys.cl). */
 uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t bits);

@@ -286,7 +286,10 @@ clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl
   if (k == 0) return CLSORT_SUCCESS;
   if (clsort__top_k_small_takes(ctx, n, k)) {
     clsort__top_k_set_path(SELECT_PATH_SMALL);
-    return clsort__top_k_small(ctx, job, keys, n, k, out_keys, indices);
+    FORWARD_IF_ERROR(clsort__top_k_small(ctx, job, keys, n, k, out_keys, indices));
+    /* clsort_scratch_bytes (ctx->measuring) sizes calls of any k: the
+     * paths of a larger one ask for their scratch too. */
+    if (!ctx->measuring) return CLSORT_SUCCESS;
   }
   size_t ks = clsort_type_size(job->type), is = job->value_size;
   cl_mem sk, si;

@@ -63,10 +63,21 @@ static clsort_status small_kernel(clsort_context *ctx, size_t key_size, unsigned
   return clsort__get_kernel(ctx, &small_spec, options, name, out);
 }
 
+clsort_status clsort__top_k_small_prepare(clsort_context *ctx, size_t key_size) {
+  cl_kernel k;
+  for (unsigned list = 1; list <= SMALL_K_LIMIT; list *= 2) {
+    FORWARD_IF_ERROR(small_kernel(ctx, key_size, list, "topk_small_groups", &k));
+    FORWARD_IF_ERROR(small_kernel(ctx, key_size, list, "topk_small_final", &k));
+  }
+  return CLSORT_SUCCESS;
+}
+
 clsort_status clsort__top_k_small(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
                                   size_t n, size_t k, cl_mem out_keys, cl_mem indices) {
   size_t ks = clsort_type_size(job->type), is = job->value_size;
-  unsigned list = list_length(k);
+  /* clsort_scratch_bytes (ctx->measuring) asks for the longest list:
+   * the call it sizes may have any k. */
+  unsigned list = ctx->measuring ? SMALL_K_LIMIT : list_length(k);
   size_t wg = ctx->tuning.wg_size;
   clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));
   size_t m = c.groups * list;
