@@ -76,6 +76,8 @@ typedef struct bench_config {
   int verify;
   int descending, stable;
   double keep;          /* fraction of flags set for compact/split */
+  uint64_t top_ks[8];   /* --top-k: top-k's k values (none given: 1, 100, 10000) */
+  size_t num_top_ks;
   unsigned buckets;     /* bucket-offsets: number of buckets */
   size_t bucket_tile;   /* bucket-offsets: tile size */
   unsigned value_size;  /* bytes per value for pairs */

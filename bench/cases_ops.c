@@ -287,14 +287,16 @@ static int run_case(bench_state *s, ops_case *c) {
   return 1;
 }
 
-/* The parameters each operation runs with: top-k's k, select's position
- * (the median), the segment length. */
-static size_t params_for(ops_kind k, size_t n, size_t *out) {
+/* The parameters each operation runs with: top-k's k (--top-k), select's
+ * position (the median), the segment length. */
+static size_t params_for(const bench_config *cfg, ops_kind k, size_t n, size_t *out) {
   switch (k) {
     case OPS_TOP_K: {
-      size_t c = 0, ks[3] = {1, 100, 10000};
-      for (int i = 0; i < 3; i++)
-        if (ks[i] <= n) out[c++] = ks[i];
+      static const uint64_t ks[3] = {1, 100, 10000};
+      const uint64_t *given = cfg->num_top_ks ? cfg->top_ks : ks;
+      size_t c = 0, count = cfg->num_top_ks ? cfg->num_top_ks : 3;
+      for (size_t i = 0; i < count; i++)
+        if (given[i] <= n) out[c++] = (size_t)given[i];
       return c;
     }
     case OPS_SELECT:
@@ -318,12 +320,12 @@ void bench_ops(bench_state *s) {
     if (!(cfg->ops & (1u << o))) continue;
     for (int t = 0; t < KT_COUNT_; t++) {
       if (!(cfg->types & (1u << t))) continue;
-      size_t params[3], np;
+      size_t params[8], np;
       for (size_t p = 0;; p++) {
         int any = 0;
         for (size_t i = 0; i < cfg->num_sort_sizes; i++) {
           size_t n = (size_t)cfg->sort_sizes[i];
-          np = params_for((ops_kind)o, n, params);
+          np = params_for(cfg, (ops_kind)o, n, params);
           if (p >= np) continue;
           any = 1;
           ops_case c;

@@ -37,7 +37,7 @@ static const char usage[] =
     "                       reduce-min, reduce-max, compact, split, bucket-offsets,\n"
     "                       all or none (default scan,reduce,compact,split,\n"
     "                       bucket-offsets)\n"
-    "  --ops LIST           merge, top-k (k = 1, 100, 10000), select (the median),\n"
+    "  --ops LIST           merge, top-k (--top-k K,..: 1,100,10000), select,\n"
     "                       segmented (segments of 64, 65536, power-law), all\n"
     "                       or none (default none), at --sort-sizes, each beside a\n"
     "                       plain C reference that verifies it\n"
@@ -204,6 +204,15 @@ static int parse_mask(const char *text, int kind, const char *what, unsigned *ma
   }
   *mask = l.mask;
   if (required) *required = l.required;
+  return 1;
+}
+
+/* One k of --top-k: a positive count, at most 8 of them. */
+static int add_top_k(const char *item, void *user) {
+  bench_config *cfg = user;
+  uint64_t k;
+  if (!parse_u64(item, &k) || k == 0 || cfg->num_top_ks == 8) return 0;
+  cfg->top_ks[cfg->num_top_ks++] = k;
   return 1;
 }
 
@@ -386,6 +395,10 @@ static int parse_options(int argc, char **argv, bench_config *cfg) {
       if (!parse_u64(v, &u) || u > 100)
         return cli_usage_error("bench", "--warmup wants 0..100, not '%s'", v);
       cfg->warmup = (unsigned)u;
+    } else if (VALUE("--top-k")) {
+      if (r < 0) return EXIT_USAGE;
+      if (!parse_list(v, add_top_k, cfg) || cfg->num_top_ks == 0)
+        return cli_usage_error("bench", "--top-k wants up to 8 counts, not '%s'", v);
     } else if (VALUE("--max-case-seconds")) {
       if (r < 0) return EXIT_USAGE;
       if (!parse_double(v, &cfg->max_case_seconds) || cfg->max_case_seconds <= 0.0)

@@ -447,12 +447,19 @@ CLSORT_API clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsor
  * `keys` is untouched. k may be 0 (nothing is written) up to n. Either
  * out_keys or indices may be NULL, not both (for k > 0).
  *
- * From 4096 keys (and below 2^32) the sampled path runs first: a sample
- * of the keys (one per stratum of positions, read back) gives a
- * threshold that, for keys in random order, has at least k keys at or
- * below it but for a chance below 1e-6, and one pass appends those keys
- * with their positions (of 2^26 random keys: about 4K for k = 1, 16K for
- * k = 100, 57K for k = 10^4). When
+ * A small k (up to 16 on CPU devices, 8 on GPUs; n below 2^32 - 1) reads
+ * the keys once: each work-item keeps its k smallest (key, position)
+ * pairs, each work-group merges its work-items' lists, then one
+ * work-group merges the groups' lists and writes the result (scratch: k
+ * keys and k 4-byte positions per group, k rounded up to a power of two).
+ * Nothing is read back to the host, so the buffer form does not wait.
+ *
+ * For a larger k, from 4096 keys (and below 2^32) the sampled path runs
+ * first: a sample of the keys (one per stratum of positions, read back)
+ * gives a threshold that, for keys in random order, has at least k keys
+ * at or below it but for a chance below 1e-6, and one pass appends those
+ * keys with their positions (of 2^26 random keys: about 16K for k = 100,
+ * 57K for k = 10^4). When
  * the count shows fewer than k or more than its buffer holds (many equal
  * keys, an unlucky sample), the radix select runs as below: the result
  * is the same, one pass later. The radix select finds the k-th key
@@ -481,12 +488,13 @@ CLSORT_API clsort_status clsort_top_k(clsort_context *ctx, clsort_type type, con
                                       size_t n, size_t k, void *out_keys, void *indices,
                                       size_t index_size, const clsort_options *options);
 /* The buffer form: out_keys (k keys) and indices (k indices) are device
- * buffers, either NULL. Enqueued after `wait_list`; the select reads its
- * histograms back (blocking), so the call returns after `wait_list` has
- * completed, with clsort_sort_buffer's caveat about user events; `event`
- * completes with the last copy. Returns as clsort_top_k, plus the buffer
- * checks of clsort_sort_buffer (an output that is also keys, or both
- * outputs one buffer: CLSORT_ERROR_INVALID_ARGUMENT). Since 0.3. */
+ * buffers, either NULL. Enqueued after `wait_list`; but for a small k
+ * the select reads its histograms back (blocking), so the call returns
+ * after `wait_list` has completed, with clsort_sort_buffer's caveat about
+ * user events; `event` completes with the last copy or kernel. Returns
+ * as clsort_top_k, plus the buffer checks of clsort_sort_buffer (an
+ * output that is also keys, or both outputs one buffer:
+ * CLSORT_ERROR_INVALID_ARGUMENT). Since 0.3. */
 CLSORT_API clsort_status clsort_top_k_buffer(clsort_context *ctx, clsort_type type, cl_mem keys,
                                              size_t n, size_t k, cl_mem out_keys, cl_mem indices,
                                              size_t index_size, const clsort_options *options,

@@ -617,6 +617,22 @@ void t_defer_event(cl_event e) {
   if (e) t_defer(release_event, e);
 }
 
+cl_event t_gate(void) {
+  cl_int err;
+  cl_event gate = clCreateUserEvent(clsort_context_cl_context(T_CTX), &err);
+  ASSERT_CL(err);
+  t_defer_event(gate);
+  return gate;
+}
+
+void t_open_gate_checked(cl_event gate, cl_event done) {
+  nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+  cl_int exec = -1;
+  ASSERT_CL(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL));
+  if (exec == CL_COMPLETE) ck_abort_msg("%s: completed before its wait list", t_where());
+  ASSERT_CL(clSetUserEventStatus(gate, CL_COMPLETE));
+}
+
 bool t_device_has_fp64(const clsort_context *ctx) {
   cl_device_fp_config cfg = 0;
   clGetDeviceInfo(clsort_context_device(ctx), CL_DEVICE_DOUBLE_FP_CONFIG, sizeof cfg, &cfg, NULL);

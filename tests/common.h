@@ -290,6 +290,13 @@ bool t_device_has_fp64(const clsort_context *ctx);
 typedef struct t_watchdog t_watchdog;
 t_watchdog *t_watchdog_start(cl_event user_event, double seconds);
 bool t_watchdog_stop(t_watchdog *w);
+/* A user event on T_CTX's context, released when the test ends: the gate
+ * in a call's wait list. */
+cl_event t_gate(void);
+/* For a call that returned with `gate` still shut: waits a moment (time
+ * for a wrong implementation to run ahead of its wait list), fails the
+ * test when `done` has completed, then opens the gate. */
+void t_open_gate_checked(cl_event gate, cl_event done);
 
 /* Environment helpers that restore what they change at teardown. */
 void t_setenv(const char *name, const char *value);

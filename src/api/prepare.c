@@ -98,8 +98,10 @@ static clsort_status run_operation(clsort_context *ctx, clsort_operation op, cls
                                   size, o);
       return clsort_merge(ctx, type, a, half, a + half * ks, n - half, b, o);
     case CLSORT_OP_TOP_K:
-      /* The select path and the full sort of a large k. */
-      FORWARD_IF_ERROR(clsort_top_k(ctx, type, a, n, n < 10 ? n : 10, b, size ? vals : NULL,
+      /* The path of a small k (every list length), the select path (k =
+       * 100: above the small path's 16) and the full sort of a large k. */
+      if (n) FORWARD_IF_ERROR(clsort__top_k_small_prepare(ctx, ks));
+      FORWARD_IF_ERROR(clsort_top_k(ctx, type, a, n, n < 100 ? n : 100, b, size ? vals : NULL,
                                     size, o));
       return clsort_top_k(ctx, type, a, n, n, b, size ? vals : NULL, size, o);
     case CLSORT_OP_SELECT:

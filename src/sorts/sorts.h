@@ -243,10 +243,22 @@ typedef enum clsort__select_path {
   SELECT_PATH_RADIX,
   SELECT_PATH_SAMPLED,
   SELECT_PATH_FALLBACK,
-  SELECT_PATH_SORT_ALL
+  SELECT_PATH_SORT_ALL,
+  SELECT_PATH_SMALL
 } clsort__select_path;
 clsort__select_path clsort__top_k_path(void);
 void clsort__top_k_set_path(clsort__select_path path);
+/* top_k_small.c: whether top-k of k keys among n takes the path of a
+ * small k (k <= 16 at most; CLSORT_TOPK=small or nosmall forces it on or
+ * off), and that path: the first k (1 <= k <= n) keys of the stable order
+ * of keys[0, n) into out_keys (NULL: none), with job->value_size (4 or 8)
+ * their positions into indices, in two launches that read the keys once
+ * and nothing back. n < 2^32 - 1. */
+bool clsort__top_k_small_takes(const clsort_context *ctx, size_t n, size_t k);
+clsort_status clsort__top_k_small(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
+                                  size_t n, size_t k, cl_mem out_keys, cl_mem indices);
+/* Builds that path's kernels for every k it may take (clsort_prepare). */
+clsort_status clsort__top_k_small_prepare(clsort_context *ctx, size_t key_size);
 /* The key whose order bits are `bits`, as its type stores it (the host's
  * bits_to_key of keys.cl). */
 uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t bits);

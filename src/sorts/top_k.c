@@ -1,4 +1,6 @@
-/* top_k.c: radix select (clsort_select) and top-k (clsort_top_k). Both
+/* top_k.c: radix select (clsort_select) and top-k (clsort_top_k). A
+ * small k takes its own path (top_k_small.c: one read of the keys, the k
+ * smallest kept per work-item and merged). Otherwise both
  * first try the sampled path (top_k_sample.c), which finds the keys near
  * the rank asked for in one pass; when it misses, the radix select runs:
  * the k-th key is found digit by digit from the top: each round counts the
@@ -282,6 +284,13 @@ clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl
                             size_t k, cl_mem out_keys, cl_mem indices) {
   clsort__top_k_set_path(SELECT_PATH_NONE);
   if (k == 0) return CLSORT_SUCCESS;
+  if (clsort__top_k_small_takes(ctx, n, k)) {
+    clsort__top_k_set_path(SELECT_PATH_SMALL);
+    FORWARD_IF_ERROR(clsort__top_k_small(ctx, job, keys, n, k, out_keys, indices));
+    /* clsort_scratch_bytes (ctx->measuring) sizes calls of any k: the
+     * paths of a larger one ask for their scratch too. */
+    if (!ctx->measuring) return CLSORT_SUCCESS;
+  }
   size_t ks = clsort_type_size(job->type), is = job->value_size;
   cl_mem sk, si;
   /* From a quarter of n on, the candidates' compaction and sort cost

@@ -153,7 +153,7 @@ T_TEST(topk_boundary_ties) {
 }
 
 /* ------------------------------------------------------ sampled path */
-enum { PATH_RADIX = 1, PATH_SAMPLED = 2, PATH_FALLBACK = 3 };
+enum { PATH_RADIX = 1, PATH_SAMPLED = 2, PATH_FALLBACK = 3, PATH_SMALL = 5 };
 
 /* The path the last call took, against `want` (0: any). */
 static void expect_path(int want) {
@@ -218,11 +218,100 @@ T_TEST(topk_sampled_adversarial) {
   if (t_skip_type(t)) return;
   unsetenv("CLSORT_TOPK"); /* in case a failed test left it */
   size_t n = 1u << 16;
-  size_t kk[3] = {1, 100, 3000}, ranks[3] = {0, 5000, n - 1};
+  /* k from 17: below it the path of a small k runs (topk_small_*). */
+  size_t kk[3] = {17, 100, 3000}, ranks[3] = {0, 5000, n - 1};
   sampled_case(t, D_ZERO, n, false, kk, 3, PATH_FALLBACK, ranks, 2, 0);
   static const int dists[4] = {D_SORTED, D_REVERSE, D_FEW, D_NARROW};
   for (int d = 0; d < 4; d++)
     for (int desc = 0; desc < 2; desc++) sampled_case(t, dists[d], n, desc, kk, 3, 0, ranks, 3, 0);
+}
+
+/* ------------------------------------------------------ small k path */
+/* _i = type. The path of a small k (one read of the keys: a list of the
+ * k smallest per work-item, merged per group, then across groups), on
+ * sizes that leave work-items, and a last group, fewer keys than k (n = 1,
+ * 2, 5, 17; 769: three full groups of 256 and one key in the CPU shape and
+ * in the GPU shape of CLSORT_TUNING=16:16:2), and sizes of no round
+ * length; random keys, few distinct values with the specials (NaNs, zeros
+ * of both signs) so that ties at the boundary decide by position, all keys
+ * equal, sorted both ways (a key to insert at each step); k = 1 (the
+ * arg-min), 2, 3, 8, 16 (list lengths 1, 2, 4, 8, 16) and 17, which takes
+ * another path (in the GPU shape 1, 8, 16, 17); both directions, index
+ * sizes and forms cycling.
+ * CLSORT_TOPK=small forces the path up to k = 16, nosmall keeps it off. */
+T_TEST(topk_small) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "topk_small");
+  r.s[0] ^= (uint64_t)_i;
+  static const size_t sizes[6] = {1, 2, 5, 17, 769, 70001};
+  /* The GPU shape compiles each list length for seconds: there the
+   * lengths 1, 8 (its default limit) and 16. */
+  bool gpu = !clsort__cpu_shape(T_CTX);
+  static const size_t all_k[6] = {1, 2, 3, 8, 16, 17}, gpu_k[6] = {1, 8, 16, 17, 17, 17};
+  const size_t *kk = gpu ? gpu_k : all_k;
+  static const int dists[5] = {D_UNIFORM, D_FEW, D_ZERO, D_REVERSE, D_SORTED};
+  static const size_t index_sizes[3] = {4, 0, 8};
+  size_t ks = clsort_type_size(t), step = 0;
+  setenv("CLSORT_TOPK", "small", 1);
+  for (int s = 0; s < 6; s++) {
+    size_t n = sizes[s];
+    void *keys = t_alloc(n * ks);
+    for (int d = 0; d < 5; d++) {
+      /* The small sizes with random keys only. */
+      if (n < 700 && d > 1) continue;
+      t_gen_keys(&r, t, dists[d], keys, n);
+      clsort_options o = opts((s + d) % 2);
+      size_t *perm = t_ref_permutation(t, keys, n, &o);
+      for (int j = 0; j < 6 && kk[j] <= n && (j == 0 || kk[j] != kk[j - 1]); j++, step++) {
+        check_top_k(t, keys, n, kk[j], index_sizes[step % 3], &o, perm, step % 4 == 1);
+        int got = clsort__test_top_k_path();
+        if ((got == PATH_SMALL) != (kk[j] <= 16))
+          ck_abort_msg("%s: took path %d", t_where(), got);
+      }
+    }
+  }
+  /* The knob that keeps the path off. */
+  size_t n = 769;
+  void *keys = t_alloc(n * ks);
+  t_gen_keys(&r, t, D_UNIFORM, keys, n);
+  clsort_options o = opts(false);
+  size_t *perm = t_ref_permutation(t, keys, n, &o);
+  setenv("CLSORT_TOPK", "nosmall", 1);
+  check_top_k(t, keys, n, 1, 4, &o, perm, false);
+  ASSERT_TRUE(clsort__test_top_k_path() != PATH_SMALL);
+  unsetenv("CLSORT_TOPK");
+}
+
+/* The path of a small k reads nothing back: the buffer form gated by a
+ * user event returns at once, its event completes only after the gate,
+ * and the result is then exact (k = 1, keys and 8-byte indices). */
+T_TEST(topk_small_waits_for_wait_list) {
+  unsetenv("CLSORT_TOPK");
+  clsort_type t = CLSORT_U32;
+  size_t n = 50001, k = 1;
+  t_rng r;
+  t_rng_init(&r, "topk_small_gate");
+  t_label("u32 top_k_buffer n=%zu k=%zu gated by a user event", n, k);
+  uint32_t *keys = t_alloc(n * 4);
+  t_gen_keys(&r, t, D_UNIFORM, keys, n);
+  clsort_options o = opts(false);
+  size_t *perm = t_ref_permutation(t, keys, n, &o);
+  cl_mem bk = t_buffer(n * 4, keys), bo = t_buffer(4, NULL), bi = t_buffer(8, NULL);
+  cl_event gate = t_gate(), done = NULL;
+  t_watchdog *w = t_watchdog_start(gate, 20.0);
+  clsort_status st = clsort_top_k_buffer(T_CTX, t, bk, n, k, bo, bi, 8, NULL, 1, &gate, &done);
+  if (t_watchdog_stop(w)) ck_abort_msg("%s: top-k blocked on its own wait list", t_where());
+  ASSERT_OK(st);
+  ASSERT_EQ_U64(clsort__test_top_k_path(), PATH_SMALL);
+  t_defer_event(done);
+  t_open_gate_checked(gate, done);
+  ASSERT_CL(clWaitForEvents(1, &done));
+  uint32_t *got = t_read_buffer(bo, 4);
+  uint64_t *idx = t_read_buffer(bi, 8);
+  ASSERT_EQ_U64(got[0], keys[perm[0]]);
+  ASSERT_EQ_U64(idx[0], perm[0]);
 }
 
 /* ------------------------------------------------------------- errors */
@@ -298,15 +387,22 @@ T_TEST(topk_errors) {
 static void add(Suite *s, unsigned tiers) {
   if (!(tiers & T_QUICK)) return;
   TCase *tc = t_tcase(s, "topk", true);
-  /* Part "sampled": the sampled path alone (meson runs it in the GPU
-   * shape, whose filter kernel the H100 runs). */
-  bool all = !(t_part && t_part[0] && t_part_selected("sampled"));
+  /* Parts "sampled" and "small": the sampled path, the path of a small
+   * k (meson runs both in the GPU shape, whose kernels the H100 runs). */
+  bool some = t_part && t_part[0];
+  bool all = !(some && (t_part_selected("sampled") || t_part_selected("small")));
   if (all) {
     tcase_add_loop_test(tc, topk_types, 0, 6);
     tcase_add_loop_test(tc, topk_boundary_ties, 0, 2);
   }
-  tcase_add_loop_test(tc, topk_sampled, 0, 2);
-  tcase_add_loop_test(tc, topk_sampled_adversarial, 0, 2);
+  if (all || t_part_selected("sampled")) {
+    tcase_add_loop_test(tc, topk_sampled, 0, 2);
+    tcase_add_loop_test(tc, topk_sampled_adversarial, 0, 2);
+  }
+  if (all || t_part_selected("small")) {
+    tcase_add_loop_test(tc, topk_small, 0, 6);
+    tcase_add_test(tc, topk_small_waits_for_wait_list);
+  }
   if (all) tcase_add_test(tc, topk_errors);
 }
 
