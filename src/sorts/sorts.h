@@ -57,6 +57,12 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
 /* The bitonic sort (bitonic.c): in place on keys_out/vals_out after the
  * first launch reads keys_in/vals_in. Not stable. */
 clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job);
+/* Its CPU shape (bitonic_cpu.c): chunks sorted serially, then the
+ * network's steps across chunks; n >= 1. clsort__bitonic_sort runs it when
+ * clsort__bitonic_cpu_enabled: the CPU shape is set and
+ * CLSORT_BITONIC_CPU is not 0. */
+clsort_status clsort__bitonic_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
+bool clsort__bitonic_cpu_enabled(const clsort_context *ctx);
 
 /* The bitonic launch shape for keys of key_size bytes with values of
  * value_size bytes (0: none), stable or not: the tile kernels' work-group
