@@ -1,9 +1,10 @@
 /* bitonic_cpu.cl: the bitonic sort's CPU shape. The network of bitonic.cl
  * (the "flip" form, positions >= n standing for +inf keys that no
- * comparator moves), cut at a chunk of C = 2^log_chunk elements: every
- * stage below a chunk is replaced by a serial sort of the chunk, every
- * step whose stride is a chunk or more runs as it is, and the steps below
- * a chunk that end each later stage by a linear merge. One work-item per
+ * comparator moves), over 2^k chunks of `chunk` elements (any multiple of
+ * BC_STRIP: the flip and the half-cleaners sort halves of any equal
+ * length): every stage below a chunk is replaced by a serial sort of the
+ * chunk, every step between chunks runs as it is, and the steps inside a
+ * chunk that end each later stage by a linear merge. One work-item per
  * group, no local memory, no barriers: each core runs plain loops.
  *
  * Needs common.cl, keys.cl and introsort_cpu.cl before it, and
@@ -15,9 +16,8 @@
  *   1. bcpu_chunks: work-item g copies chunk g and sorts it (the serial
  *      introsort): the network's stages up to a chunk, in n log n.
  *   2. Stage j = 1 .. log2(chunks), which merges sorted blocks of 2^j
- *      chunks: bcpu_cross runs the stage's steps of strides of a chunk
- *      and more (the flip, then half-cleaners), up to BC_LOG_ROWS steps a
- *      launch; then every chunk holds a bitonic sequence, all of whose
+ *      chunks: bcpu_cross runs the stage's steps between chunks (the
+ *      flip, then half-cleaners), up to BC_LOG_ROWS steps a launch; then every chunk holds a bitonic sequence, all of whose
  *      keys lie between those of the chunks around it, and bcpu_finish
  *      sorts it by a linear merge into the other buffer: what the
  *      network's remaining steps would give.
@@ -33,6 +33,9 @@
 #define BC_LOG_ROWS 4
 #define BC_ROWS (1 << BC_LOG_ROWS)
 #define BC_STRIP 64
+/* Coset c's first chunk for a round at chunk bits [lo, lo + r): c with r
+ * zero bits inserted at lo (bitonic.cl's COSET_REP, on chunks). */
+#define BC_COSET_REP(c, lo, r, low) ((((c) >> (lo)) << ((lo) + (r))) | ((c) & (low)))
 
 /* Step 1. Work-item g sorts [g * chunk, ...) of keys_in (and vals_in, or
  * the positions with make_index) into the same range of out (and vout).
@@ -73,33 +76,38 @@ CPU_KERNEL void bcpu_chunks(const global KEY_T *keys_in, const global VALUE_T *v
   } while (0)
 #endif
 
-/* Step 2a. r <= BC_LOG_ROWS steps at element-index bits [lo, lo + r),
- * lo >= log2(chunk), over order bits in place; the first is the flip of
- * blocks of 2^(lo+r) elements when `flip`, the rest half-cleaners. A
- * coset is the 2^r elements one such round touches together (bitonic.cl:
- * COSET_REP); for a flip the upper half of it is mirrored, so it runs
- * backwards. Coset c's low bits are the offset in a chunk, so a strip of
- * BC_STRIP consecutive cosets is 2^r rows of consecutive elements, each
- * forwards or backwards. Work-item g takes strips [g * per, (g + 1) * per)
- * of the `strips` whose cosets hold an element below n. */
-CPU_KERNEL void bcpu_cross(global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo, uint r,
-                           int flip, ulong strips, ulong per) {
+/* Step 2a. r <= BC_LOG_ROWS steps at chunk-index bits [lo, lo + r), over
+ * order bits in place: each pairs element o of chunk c with element o of
+ * chunk c ^ 2^b (a half-cleaner), or, the first step when `flip`, with
+ * element chunk - 1 - o of the mirror chunk in the block of 2^(lo+r)
+ * chunks (the flip of two sorted halves of chunk x 2^(lo+r-1) keys each,
+ * which needs no power of two). A coset is the 2^r elements that one such
+ * round touches together (BC_COSET_REP);
+ * for a flip its upper half is mirrored, so it runs backwards. A strip is
+ * BC_STRIP consecutive offsets (chunk is a multiple of BC_STRIP) of one
+ * coset chunk: 2^r rows of consecutive elements, forwards or backwards.
+ * Work-item g takes strips [g * per, (g + 1) * per) of `strips` in all,
+ * skipping those whose elements all lie at or past n. */
+CPU_KERNEL void bcpu_cross(global KEY_T *keys, global VALUE_T *vals, ulong n, ulong chunk,
+                           uint lo, uint r, int flip, ulong strips, ulong per) {
   KEY_T K[BC_ROWS][BC_STRIP];
 #if HAS_VALUES
   VALUE_T V[BC_ROWS][BC_STRIP];
 #endif
   const uint rows = 1u << r, mid_row = rows >> 1;
-  const ulong low = ((ulong)1 << lo) - 1;
+  const ulong low = ((ulong)1 << lo) - 1, per_chunk = chunk / BC_STRIP;
   const ulong first = (ulong)get_group_id(0) * per, last = min(first + per, strips);
   for (ulong s = first; s < last; s++) {
-    const ulong c0 = s * BC_STRIP;
-    const ulong hb = (c0 >> lo) << (lo + r), at = c0 & low;
+    const ulong k = s / per_chunk, o = (s % per_chunk) * BC_STRIP;
+    const ulong rep = BC_COSET_REP(k, lo, r, low);
+    if (rep * chunk >= n) continue;
     /* Row x: elements start[x] + step[x] * j, j < BC_STRIP. */
     ulong start[BC_ROWS];
     long step[BC_ROWS];
     for (uint x = 0; x < rows; x++) {
       bool upper = flip && x >= mid_row;
-      start[x] = hb | ((ulong)x << lo) | (upper ? low - at : at);
+      ulong c = (upper ? rep ^ low : rep) | ((ulong)x << lo);
+      start[x] = c * chunk + (upper ? chunk - 1 - o : o);
       step[x] = upper ? -1 : 1;
     }
     for (uint x = 0; x < rows; x++) {

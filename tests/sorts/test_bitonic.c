@@ -520,14 +520,13 @@ T_TEST(bitonic_tiled_shape) {
 }
 
 /* --------------------------------------------------------- CPU shape */
-/* The CPU shape (bitonic_cpu.c) with chunks of 64 keys
- * (CLSORT_BITONIC_CPU=1:6, read at every sort), so that small inputs
- * reach many merge stages: its chunk, and the count of chunks, around
- * powers of two. On a device without the CPU shape the setting is
- * ignored and the tile network runs the same checks. */
-#define CHUNK 64
-#define CHUNK_SETTING "1:6"
-
+/* The CPU shape (bitonic_cpu.c) with chunks of 64 keys, and of 192 (not
+ * a power of two: three strips), forced by CLSORT_BITONIC_CPU=1:CHUNK (read
+ * at every sort), so that small inputs reach many merge stages: its
+ * chunk, and the count of chunks, around powers of two. On a device
+ * without the CPU shape the setting is ignored and the tile network runs
+ * the same checks. */
+static size_t forced_chunk = 64;
 /* The sizes for the chunk: tiny ones; around the chunk and its multiples
  * P - 1, P and P + 1 chunks for P = 2, 4, 8, 64, the last chunk one key
  * long or one short; 2^k +- 1 and primes. */
@@ -545,17 +544,21 @@ static size_t chunk_sizes(size_t chunk, size_t *out) {
 static size_t chunk_of(clsort_type t, size_t vs) {
   (void)t;
   (void)vs;
-  return CHUNK;
+  return forced_chunk;
 }
 
-/* _i = type: every mode at every chunk size (both directions up to four
- * chunks, alternating above), distinct keys or few distinct ones; then
- * sorted, reversed and all-equal keys, and the special values (NaNs, signed
- * zeros, infinities) at sizes of several stages, all modes. */
+/* _i = type x 2 + (chunks of 192): every mode at every chunk size (both
+ * directions up to four chunks, alternating above), distinct keys or few
+ * distinct ones; then sorted, reversed and all-equal keys, and the special
+ * values (NaNs, signed zeros, infinities) at sizes of several stages, all
+ * modes. */
 T_TEST(bitonic_cpu_chunks) {
-  clsort_type t = t_all_types[_i];
+  clsort_type t = t_all_types[_i / 2];
   if (t_skip_type(t)) return;
-  t_setenv("CLSORT_BITONIC_CPU", CHUNK_SETTING);
+  forced_chunk = _i % 2 ? 192 : 64;
+  char setting[32];
+  snprintf(setting, sizeof setting, "1:%zu", forced_chunk);
+  t_setenv("CLSORT_BITONIC_CPU", setting);
   t_rng r;
   t_rng_init(&r, "bitonic_cpu_chunks");
   r.s[0] ^= (uint64_t)_i;
@@ -563,13 +566,13 @@ T_TEST(bitonic_cpu_chunks) {
   const int dists[] = {D_SORTED, D_REVERSE, D_ZERO};
   for (int d = 0; d < 3; d++) {
     clsort_options o = bitonic(d % 2);
-    t_check_dist(&r, t, dists[d], 5 * CHUNK + 3, &o, MODES_ALL);
+    t_check_dist(&r, t, dists[d], 5 * forced_chunk + 3, &o, MODES_ALL);
   }
   size_t count;
   (void)t_special_list(t, &count);
-  const size_t sizes[] = {count, 3 * CHUNK + 1, 1000};
+  const size_t sizes[] = {count, 3 * forced_chunk + 1, 1000};
   t_check_specials_sweep(&r, t, sizes, sizeof sizes / sizeof sizes[0], specials_options,
-                         "specials, chunks of 64");
+                         setting);
 }
 
 /* The tile network on the CPU shape's device (CLSORT_BITONIC_CPU=0) and
@@ -651,7 +654,7 @@ static void add(Suite *s, unsigned tiers) {
     }
     if (t_part_selected("chunks")) {
       TCase *tc = t_tcase(s, "chunks", true);
-      tcase_add_loop_test(tc, bitonic_cpu_chunks, 0, 6);
+      tcase_add_loop_test(tc, bitonic_cpu_chunks, 0, 12);
       tcase_add_test(tc, bitonic_cpu_switch);
     }
   }
