@@ -146,9 +146,10 @@ typedef enum clsort_algorithm {
    * it sorts in place after one copy; scratch: n keys for argsort only. Its
    * cost grows as n log^2 n: it wins for small inputs (one launch up to a
    * tile of 8192 u32 keys on an H100), the radix sort for large ones. On
-   * CPUs (since 0.3) each of a few chunks per core is sorted serially and
-   * only the network's steps across chunks run, as streaming passes, each
-   * stage ended by a linear merge per chunk: n log n + n log^2(chunks);
+   * CPUs (since 0.3) each of 2^k equal chunks (one per core) is sorted
+   * serially and only the network's steps between chunks run, as
+   * streaming passes, each stage ended by a linear merge per chunk:
+   * n log n + n log^2(chunks);
    * scratch above 4096 keys: n keys (+ n values), and n keys more for
    * argsort. CLSORT_BITONIC_CPU=0 (environment) runs the network there
    * too. */

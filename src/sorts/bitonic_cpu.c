@@ -6,8 +6,6 @@
  * n log^2 n. Not stable, as the GPU shape. */
 #include "sorts/sorts.h"
 
-#include <stdio.h>
-
 static const char *const bitonic_cpu_files[] = {"common/common.cl", "sorts/keys.cl",
                                                 "sorts/introsort_cpu.cl", "sorts/bitonic_cpu.cl",
                                                 NULL};
@@ -57,12 +55,7 @@ static size_t chunk_for(const clsort_context *ctx, size_t n, const shape *s) {
 
 static clsort_status kernel(clsort_context *ctx, const clsort__sort_job *job, const char *name,
                             cl_kernel *out) {
-  size_t key_size = clsort_type_size(job->type), vs = job->value_size;
-  char options[128];
-  snprintf(options, sizeof options, "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s",
-           key_size == 8 ? "ulong" : "uint", key_size * 8, vs ? 1 : 0,
-           vs == 8 ? "ulong" : "uint");
-  return clsort__get_kernel(ctx, &bitonic_cpu_spec, options, name, out);
+  return clsort__cpu_sort_kernel(ctx, &bitonic_cpu_spec, job, name, out);
 }
 
 /* The steps at chunk bits [lo, lo + r) of `chunks` (a power of two), in

@@ -36,6 +36,12 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
 /* The merge sort's CPU shape (merge_cpu.c), which clsort__merge_sort runs
  * when ctx->tuning.cpu_shape is set; n >= 1. */
 clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
+/* A kernel of a CPU-shape sort program (spec: common.cl, keys.cl, the
+ * introsort and the sort's own file) built for the job's key size and
+ * values (merge_cpu.c). */
+clsort_status clsort__cpu_sort_kernel(clsort_context *ctx, const clsort__program_spec *spec,
+                                      const clsort__sort_job *job, const char *name,
+                                      cl_kernel *out);
 /* The segmented small sort's CPU shape (merge_cpu.c): one serial introsort
  * per segment, any length; not stable. count 0 builds the kernel only. */
 clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_job *job,
