@@ -19,7 +19,11 @@ static const clsort__program_spec bitonic_cpu_spec = {"bitonic_cpu", bitonic_cpu
  * smallest with at least `per_cu` chunks per compute unit (equal chunks
  * keep the cores equally busy whatever n is); chunks of at least 4096
  * keys, so that smaller inputs are one serial sort (a launch costs more
- * than it saves). CLSORT_BITONIC_CPU=0 runs the tile network instead (the
+ * than it saves). One chunk per compute unit: PoCL hands a launch's
+ * groups out in halves, not one by one, so more chunks balance nothing
+ * and only add stages (2^24 u32 keys on 2 cores under load, alternating
+ * three times: 8 chunks, 3 stages, medians 1334-1475 ms; 2 chunks, one
+ * stage, 1290-1326 ms). CLSORT_BITONIC_CPU=0 runs the tile network instead (the
  * GPU shape's kernels; the tests and bench/ compare both);
  * CLSORT_BITONIC_CPU=1:CHUNK[:PER_CU] forces the chunk (keys, rounded up
  * to a multiple of STRIP; the tests' small chunks reach many stages) and
@@ -49,7 +53,7 @@ bool clsort__bitonic_cpu_enabled(const clsort_context *ctx) {
 static size_t chunk_for(const clsort_context *ctx, size_t n, const shape *s) {
   if (s->chunk) return s->chunk;
   size_t parts = 1;
-  while (parts < (size_t)s->per_cu * ctx->compute_units) parts *= 2;
+  while (parts < (size_t)s->per_cu * clsort__max(ctx->compute_units, 1u)) parts *= 2;
   return clsort__max(clsort__div_up(clsort__div_up(n, parts), STRIP) * STRIP, MIN_CHUNK);
 }
 
@@ -63,7 +67,8 @@ static clsort_status kernel(clsort_context *ctx, const clsort__sort_job *job, co
 static clsort_status cross(clsort_context *ctx, cl_kernel k, cl_mem keys, cl_mem vals, size_t n,
                            size_t chunk, size_t chunks, unsigned lo, unsigned r, bool flip) {
   cl_ulong n64 = n, chunk64 = chunk, strips = (chunks >> r) * (chunk / STRIP);
-  cl_ulong per = clsort__max(clsort__div_up(strips, 8 * (cl_ulong)ctx->compute_units), 1);
+  cl_ulong cus = clsort__max(ctx->compute_units, 1u);
+  cl_ulong per = clsort__max(clsort__div_up(strips, 8 * cus), 1);
   cl_uint lo32 = lo, r32 = r;
   int flip_arg = flip;
   clsort__arg args[] = {ARG(keys),  ARG(vals),     ARG(n64),    ARG(chunk64), ARG(lo32),
