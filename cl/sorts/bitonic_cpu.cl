@@ -17,10 +17,11 @@
  *      introsort): the network's stages up to a chunk, in n log n.
  *   2. Stage j = 1 .. log2(chunks), which merges sorted blocks of 2^j
  *      chunks: bcpu_cross runs the stage's steps between chunks (the
- *      flip, then half-cleaners), up to BC_LOG_ROWS steps a launch; then every chunk holds a bitonic sequence, all of whose
- *      keys lie between those of the chunks around it, and bcpu_finish
- *      sorts it by a linear merge into the other buffer: what the
- *      network's remaining steps would give.
+ *      flip, then half-cleaners), up to BC_LOG_ROWS steps a launch;
+ *      then every chunk holds a bitonic sequence, all of whose keys lie
+ *      between those of the chunks around it, and bcpu_finish sorts it
+ *      by a linear merge into the other buffer: what the network's
+ *      remaining steps would give.
  * Not stable (the network is not either). */
 #if !defined(HAS_VALUES)
 #error "bitonic_cpu.cl needs HAS_VALUES"
