@@ -2,7 +2,9 @@
  * clsort_select, clsort_segmented_sort) through their buffer forms, each
  * next to a plain C reference on the same data in the same run, whose
  * output verifies the library's: a merge loop, a size-k heap, quickselect,
- * and glibc qsort per segment. Sizes are --sort-sizes; uniform keys. */
+ * and glibc qsort per segment. Sizes are --sort-sizes; uniform keys. The
+ * segmented sort runs segments of 64 keys, of 65536, and of power-law
+ * sizes (gen.h's gen_power_law_offsets). */
 #include "bench.h"
 #include "devmem.h"
 #include "gen.h"
@@ -201,10 +203,18 @@ static clsort_status prepare(bench_state *s, ops_case *c) {
     host_qsort_keys(c->type, (unsigned char *)c->keys + n / 2 * ks, n - n / 2, 0);
   }
   if (c->kind == OPS_SEGMENTED) {
-    c->segments = (n + c->param - 1) / c->param;
+    /* param 0: the power-law sizes (gen.h), as clsort-cub-peer draws them. */
+    c->segments = c->param ? (n + c->param - 1) / c->param : gen_power_law_count(n);
     c->offsets = malloc((c->segments + 1) * sizeof *c->offsets);
     if (!c->offsets) return CLSORT_ERROR_OUT_OF_MEMORY;
-    for (size_t i = 0; i <= c->segments; i++) c->offsets[i] = i * c->param < n ? i * c->param : n;
+    if (!c->param) {
+      if (!gen_power_law_offsets(c->offsets, c->segments, n,
+                                 gen_case_seed(s->cfg->seed, c->op, c->type, 0, n) ^ 0x5e9u))
+        return CLSORT_ERROR_OUT_OF_MEMORY;
+    } else {
+      for (size_t i = 0; i <= c->segments; i++)
+        c->offsets[i] = i * c->param < n ? i * c->param : n;
+    }
   }
   clsort_status st;
   if ((st = dev_alloc(s, n * ks, &c->in)) != CLSORT_SUCCESS) return st;
@@ -291,9 +301,11 @@ static size_t params_for(ops_kind k, size_t n, size_t *out) {
       out[0] = n / 2;
       return n > 0;
     case OPS_SEGMENTED:
+      /* 0: the power-law sizes, "segmented-power". */
       out[0] = 64;
       out[1] = 65536;
-      return 2;
+      out[2] = 0;
+      return 3;
     default:
       out[0] = 0;
       return 1;
@@ -322,6 +334,8 @@ void bench_ops(bench_state *s) {
           c.param = params[p];
           if (o == OPS_TOP_K)
             snprintf(c.op, sizeof c.op, "top-k-%zu", c.param);
+          else if (o == OPS_SEGMENTED && c.param == 0)
+            snprintf(c.op, sizeof c.op, "segmented-power");
           else if (o == OPS_SEGMENTED)
             snprintf(c.op, sizeof c.op, "segmented-%zu", c.param);
           else

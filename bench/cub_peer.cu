@@ -7,6 +7,7 @@
 // DeviceMergeSort::SortKeysCopy and SortPairsCopy (cub-merge) and SortKeys
 // (cub-merge-inplace),
 // DeviceSegmentedSort::SortKeys over segments of 64 and of 65536 keys
+// and of power-law sizes (gen.h)
 // (cub-segmented, op "segmented-LEN", as clsort bench --ops segmented), for
 // u32 and u64. Temporary storage is allocated once per case, outside the
 // timed region, as a real user of CUB would.
@@ -36,8 +37,10 @@ const char usage[] =
     "\n"
     "  --sizes LIST          scan/select sizes (default 16-28)\n"
     "  --sort-sizes LIST     sort sizes (default 16-28)\n"
-    "  --ops LIST            scan,select,radix,merge,segmented (default all but\n"
-    "                        segmented)\n"
+    "  --ops LIST            scan,select,radix,merge,segmented,radix-host (default\n"
+    "                        all but segmented and radix-host; radix-host:\n"
+    "                        cub-radix@host, the radix sort of a pageable host\n"
+    "                        array with cudaMemcpy each way inside the timing)\n"
     "  --types LIST          u32,u64 (default both)\n"
     "  --data LIST           keys,pairs (default both; pairs: radix only)\n"
     "  --distributions LIST  as clsort bench (default uniform)\n"
@@ -52,7 +55,14 @@ const char usage[] =
     "  --no-verify           skip the output checks\n"
     "  --cuda-device N       CUDA device (default 0)\n";
 
-enum Op { OP_SCAN = 1, OP_SELECT = 2, OP_RADIX = 4, OP_MERGE = 8, OP_SEGMENTED = 16 };
+enum Op {
+  OP_SCAN = 1,
+  OP_SELECT = 2,
+  OP_RADIX = 4,
+  OP_MERGE = 8,
+  OP_SEGMENTED = 16,
+  OP_RADIX_HOST = 32
+};
 
 struct Options {
   std::vector<uint64_t> sizes, sort_sizes;
@@ -309,10 +319,14 @@ bench_record sort_record(const char *algorithm, gen_dist dist, bool pairs, uint6
   return r;
 }
 
+// host: the keys (and values) start and end in pageable host vectors, and
+// each timed run includes the cudaMemcpy of both directions (synchronous
+// on the default stream, so between the events): what clsort bench --api
+// host times as radix@host.
 template <class T, class V = uint32_t>
-bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
+bool bench_radix(gen_dist dist, bool pairs, uint64_t n, bool host = false) {
   key_type type = type_of<T>();
-  bench_record r = sort_record<T>("cub-radix", dist, pairs, n);
+  bench_record r = sort_record<T>(host ? "cub-radix@host" : "cub-radix", dist, pairs, n);
   std::vector<T> keys(n), out(n);
   std::vector<V> vals, vals_out;
   sort_keys_input(keys, dist, n);
@@ -350,9 +364,7 @@ bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
   if (pairs)
     check(cudaMemcpy(d_vals.ptr, vals.data(), n * sizeof(V), cudaMemcpyHostToDevice), "upload");
   // The input buffers are never written, so no restore is needed.
-  time_runs(
-      r,
-      [&] {
+  auto sort = [&] {
         if (pairs) {
           return opt.descending
                      ? cub::DeviceRadixSort::SortPairsDescending(
@@ -366,8 +378,26 @@ bool bench_radix(gen_dist dist, bool pairs, uint64_t n) {
                                     temp.ptr, temp_bytes, d_keys.as<T>(), d_out.as<T>(), items)
                               : cub::DeviceRadixSort::SortKeys(temp.ptr, temp_bytes,
                                                                d_keys.as<T>(), d_out.as<T>(), items);
-      },
-      [] {});
+  };
+  if (!host) {
+    time_runs(r, sort, [] {});
+  } else {
+    time_runs(
+        r,
+        [&] {
+          cudaError_t e =
+              cudaMemcpy(d_keys.ptr, keys.data(), n * sizeof(T), cudaMemcpyHostToDevice);
+          if (e == cudaSuccess && pairs)
+            e = cudaMemcpy(d_vals.ptr, vals.data(), n * sizeof(V), cudaMemcpyHostToDevice);
+          if (e == cudaSuccess) e = sort();
+          if (e == cudaSuccess)
+            e = cudaMemcpy(out.data(), d_out.ptr, n * sizeof(T), cudaMemcpyDeviceToHost);
+          if (e == cudaSuccess && pairs)
+            e = cudaMemcpy(vals_out.data(), d_vals_out.ptr, n * sizeof(V), cudaMemcpyDeviceToHost);
+          return e;
+        },
+        [] {});
+  }
   record_set_throughput(&r, 0.0);
   if (opt.verify) {
     char why[200] = "";
@@ -504,19 +534,32 @@ bool bench_merge_pairs(gen_dist dist, uint64_t n) {
 }
 
 // ------------------------------------------------------------ segmented
-// Segments of `len` keys (the last one shorter), sorted each on its own,
-// ascending: what clsort bench --ops segmented times on the same sizes.
+// Segments of `len` keys (the last one shorter), or with len 0 the
+// power-law sizes of gen.h's gen_power_law_offsets (op "segmented-power",
+// the same seed), sorted each on its own, ascending: what clsort bench
+// --ops segmented times on the same sizes.
 template <class T>
 bool bench_segmented(uint64_t n, uint64_t len) {
   key_type type = type_of<T>();
   char op[32];
-  std::snprintf(op, sizeof op, "segmented-%llu", (unsigned long long)len);
+  if (len)
+    std::snprintf(op, sizeof op, "segmented-%llu", (unsigned long long)len);
+  else
+    std::snprintf(op, sizeof op, "segmented-power");
   bench_record r = make_record(op, "cub-segmented", type, n);
   std::vector<T> keys(n), out(n);
   gen_keys(type, DIST_UNIFORM, keys.data(), n, gen_case_seed(opt.seed, op, type, 0, n));
-  uint64_t segments = (n + len - 1) / len;
+  uint64_t segments = len ? (n + len - 1) / len : gen_power_law_count(n);
+  std::vector<uint64_t> bounds(segments + 1);
+  if (len) {
+    for (uint64_t i = 0; i <= segments; i++) bounds[i] = std::min(i * len, n);
+  } else if (!gen_power_law_offsets(bounds.data(), segments, n,
+                                    gen_case_seed(opt.seed, op, type, 0, n) ^ 0x5e9u)) {
+    emit_skip(r, "no host memory for the power-law offsets");
+    return false;
+  }
   std::vector<int> offsets(segments + 1);
-  for (uint64_t i = 0; i <= segments; i++) offsets[i] = (int)std::min(i * len, n);
+  for (uint64_t i = 0; i <= segments; i++) offsets[i] = (int)bounds[i];
   DeviceBuffer d_keys, d_out, d_offsets, temp;
   size_t temp_bytes = 0;
   check(cub::DeviceSegmentedSort::SortKeys(nullptr, temp_bytes, (T *)nullptr, (T *)nullptr,
@@ -572,6 +615,7 @@ int take_item(const char *item, void *user) {
       else if (!std::strcmp(item, "radix")) o.ops |= OP_RADIX;
       else if (!std::strcmp(item, "merge")) o.ops |= OP_MERGE;
       else if (!std::strcmp(item, "segmented")) o.ops |= OP_SEGMENTED;
+      else if (!std::strcmp(item, "radix-host")) o.ops |= OP_RADIX_HOST;
       else return 0;
       return 1;
     case 1:
@@ -712,7 +756,7 @@ int main(int argc, char **argv) {
     if (opt.u64) sweep(opt.sizes, [](uint64_t n) { return bench_select<uint64_t>(n); });
   }
   if (opt.ops & OP_SEGMENTED) {
-    for (uint64_t len : {64ull, 65536ull}) {
+    for (uint64_t len : {64ull, 65536ull, 0ull}) {  // 0: the power-law sizes
       if (opt.u32) sweep(opt.sort_sizes, [&](uint64_t n) { return bench_segmented<uint32_t>(n, len); });
       if (opt.u64) sweep(opt.sort_sizes, [&](uint64_t n) { return bench_segmented<uint64_t>(n, len); });
     }
@@ -722,6 +766,14 @@ int main(int argc, char **argv) {
     gen_dist dist = (gen_dist)d;
     for (int pairs = 0; pairs <= 1; pairs++) {
       if (!(pairs ? opt.pairs : opt.keys)) continue;
+      if (opt.ops & OP_RADIX_HOST) {
+        if (opt.u32)
+          sweep(opt.sort_sizes,
+                [&](uint64_t n) { return bench_radix<uint32_t>(dist, pairs, n, true); });
+        if (opt.u64)
+          sweep(opt.sort_sizes,
+                [&](uint64_t n) { return bench_radix<uint64_t>(dist, pairs, n, true); });
+      }
       if (opt.ops & OP_RADIX) {
         bool wide = pairs && opt.value_size == 8;
         if (opt.u32)

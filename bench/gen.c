@@ -260,3 +260,32 @@ void gen_index_values(void *values, size_t value_size, size_t n) {
   fill_job j = {KT_U32, values, 0, 0, 0, value_size};
   par_for(n, index_chunk, &j);
 }
+
+size_t gen_power_law_count(size_t n) {
+  size_t c = n >= ((size_t)1 << 26) ? (size_t)1 << 16 : n / 1024;
+  return c ? c : 1;
+}
+
+int gen_power_law_offsets(uint64_t *offsets, size_t count, size_t n, uint64_t seed) {
+  double total = 0.0;
+  /* The weights first, then the sizes from their sum. */
+  double *w = malloc(count * sizeof *w);
+  if (!w) return 0;
+  for (size_t i = 0; i < count; i++) {
+    double u = (double)(gen_rand(seed, i) >> 11) * 0x1p-53;
+    w[i] = pow(1.0 - u, -1.0 / 1.5);
+    total += w[i];
+  }
+  size_t used = 0;
+  for (size_t i = 0; i < count; i++) {
+    size_t size = (size_t)((double)n * w[i] / total);
+    if (used + size > n) size = n - used;
+    offsets[i + 1] = size;
+    used += size;
+  }
+  for (size_t i = 0; used < n; i = (i + 1) % count, used++) offsets[i + 1]++;
+  offsets[0] = 0;
+  for (size_t i = 0; i < count; i++) offsets[i + 1] += offsets[i];
+  free(w);
+  return 1;
+}

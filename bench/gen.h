@@ -53,6 +53,19 @@ void gen_buckets(uint32_t *out, size_t n, unsigned num_buckets, uint64_t seed);
  * origin through its value. */
 void gen_index_values(void *values, size_t value_size, size_t n);
 
+/* The power-law case of the segmented sort (clsort bench --ops segmented
+ * and clsort-cub-peer --ops segmented draw the same): gen_power_law_count(n)
+ * segments, 2^16 for n >= 2^26 (else n / 1024, at least 1), whose sizes
+ * follow a Pareto law of shape 1.5: segment i weighs (1 - u_i)^(-1/1.5),
+ * u_i uniform in [0, 1) from gen_rand(seed, i), and holds
+ * floor(n * weight / total weight) keys, the keys left over one each to
+ * the first segments. With 2^16 segments of 2^26 keys the median segment
+ * holds about 540 keys, 2.4% hold more than 4096 and the largest about
+ * 5 * 10^5. offsets receives count + 1 entries, from 0 to n. Returns 0
+ * when host memory runs out, else 1. */
+size_t gen_power_law_count(size_t n);
+int gen_power_law_offsets(uint64_t *offsets, size_t count, size_t n, uint64_t seed);
+
 /* The counter-based random number behind every generator. */
 static inline uint64_t gen_rand(uint64_t seed, uint64_t i) {
   uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15u;

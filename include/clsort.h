@@ -395,16 +395,22 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
  * value_size 0 for keys only) moving with their keys. offsets has
  * num_segments + 1 entries: offsets[0] == 0, non-decreasing,
  * offsets[num_segments] == n; empty segments are allowed. Stable: equal
- * keys of a segment keep their input order. Segments up to the limit of
- * the segmented small sort (the bitonic tile: thousands of keys, fewer
- * with values and wider keys; 2^15 keys on CPUs for keys alone) are
- * sorted together in one launch, a work-group each; each longer one by the sort the options name
- * (CLSORT_AUTO: the radix sort), one after another, the longest first.
- * On CPU devices keys alone take a serial sort per short segment; with
- * values, more than 64 short segments are sorted all at once instead: a
- * stable radix sort of every key with its position, then of the
- * positions by segment, then a gather (CLSORT_SEGMENTED=global or split
- * in the environment forces either path). options: NULL or
+ * keys of a segment keep their input order. On GPUs
+ * consecutive segments up to a tile (1024 to 4096 keys, fewer with values
+ * and wider keys) are packed into tiles and all sorted in one launch, a
+ * work-group per tile; segments of up to 2^20 keys are cut into sorted
+ * tiles in the same launch and merged in passes within each segment, all
+ * of them at once; each longer one is sorted by the sort the options
+ * name (CLSORT_AUTO: the radix sort), one after another, the longest
+ * first, or, when more than 64 are that long, every segment at once as
+ * below. On CPU devices segments up to the limit of the segmented small
+ * sort (the bitonic tile; 2^15 keys for keys alone) are sorted together
+ * in one launch, a work-group each (keys alone: a serial sort each), and
+ * longer ones one after another; with values, more than 64 short segments
+ * are sorted all at once instead: a stable radix sort of every key with
+ * its position, then of the positions by segment, then a gather.
+ * CLSORT_SEGMENTED=global, packed, packed-split or split in the
+ * environment forces a path, to measure them. options: NULL or
  * algorithm CLSORT_AUTO, CLSORT_RADIX or CLSORT_MERGE (the stable sorts),
  * CLSORT_DESCENDING; whole keys only (a bit range returns
  * CLSORT_ERROR_UNSUPPORTED).

@@ -12,7 +12,13 @@
  * per rank, below). Peak: about 3 (k + v) n with the input, for the default
  * device merge; 3 (k + v) n with the host merge too, as the sorted copy is
  * gone by then. Device memory: libclsort's for one host-array sort of
- * max(n, m) elements (larger ones sort out of core, as clsort_sort). */
+ * max(n, m) elements (larger ones sort out of core, as clsort_sort).
+ *
+ * Threads: before the exchange, up to (the node's cores / the ranks of comm
+ * on the node) short-lived threads fault in the receive buffer's pages
+ * (the kernel zeroes each page at its first write, which one thread inside
+ * MPI_Alltoallv would otherwise do alone); CLSORT_MPI_PRETOUCH=0 in the
+ * environment leaves that out. */
 #ifndef CLSORT_MPI_H
 #define CLSORT_MPI_H
 

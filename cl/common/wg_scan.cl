@@ -71,7 +71,9 @@ UNROLL
   return x;
 }
 
-WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
+/* The same over a group of `warps` warps (not WG_SIZE's), for kernels
+ * with a group size of their own; tmp holds warps + 1 elements. */
+WG_T WG_FN(wg_exclusive_sum_warps)(WG_T x, WG_T *total, __local WG_T *tmp, uint warps) {
   uint lane = lane_id(), warp = warp_id();
   WG_T incl = WG_FN(wg_warp_inclusive_sum)(x);
   WG_T excl = WG_FN(wg_shfl_up)(incl, 1);
@@ -81,18 +83,22 @@ WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
   if (warp == 0) {
     /* One warp scans the warp totals; its lanes all read before the
      * shuffles and write after them. */
-    WG_T w = lane < NUM_WARPS ? tmp[lane] : (WG_T)0;
+    WG_T w = lane < warps ? tmp[lane] : (WG_T)0;
     WG_T wi = WG_FN(wg_warp_inclusive_sum)(w);
     /* Exclusive by shifting, not by subtracting: exact for floats too. */
     WG_T we = WG_FN(wg_shfl_up)(wi, 1);
-    if (lane < NUM_WARPS) tmp[lane] = lane == 0 ? (WG_T)0 : we;
-    if (lane == NUM_WARPS - 1) tmp[WG_SIZE - 1] = wi;
+    if (lane < warps) tmp[lane] = lane == 0 ? (WG_T)0 : we;
+    if (lane == warps - 1) tmp[warps] = wi;
   }
   WG_BARRIER();
   WG_T result = tmp[warp] + excl;
-  *total = tmp[WG_SIZE - 1];
+  *total = tmp[warps];
   WG_BARRIER();
   return result;
+}
+
+WG_T WG_FN(wg_exclusive_sum)(WG_T x, WG_T *total, __local WG_T *tmp) {
+  return WG_FN(wg_exclusive_sum_warps)(x, total, tmp, NUM_WARPS);
 }
 #else
 /* Portable: Kogge-Stone in local memory. Every work-item runs the same

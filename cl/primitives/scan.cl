@@ -157,13 +157,18 @@ UNROLL_FULL
 #if SCAN_BITS == 32
 #define SP_VEC 4
 #define SP_ITEMS ITEMS
+#define SP_WG WG_SIZE
 #define TV T4
 #else
 #define SP_VEC 2
 #define SP_ITEMS SCAN64_ITEMS
+#define SP_WG SCAN64_WG
 #define TV CAT(SCAN_T, 2)
 #endif
-#define SP_TILE (WG_SIZE * SP_ITEMS)
+#if SP_WG % 32 != 0 || SP_WG > 1024
+#error "the single-pass scan needs a group of whole warps, at most 32 of them"
+#endif
+#define SP_TILE (SP_WG * SP_ITEMS)
 #define ROUNDS (SP_ITEMS / SP_VEC)
 
 /* Lane 31's value, on every lane. */
@@ -178,9 +183,9 @@ inline T FN(shfl_last)(T x) {
 #endif
 }
 
-KERNEL void FN(scan_single_pass)(__global const T *in, __global T *out, ulong n,
-                                  volatile __global ulong *state, int inclusive) {
-  __local T tmp[WG_SIZE];
+__kernel __attribute__((reqd_work_group_size(SP_WG, 1, 1))) void FN(scan_single_pass)(
+    __global const T *in, __global T *out, ulong n, volatile __global ulong *state, int inclusive) {
+  __local T tmp[SP_WG / WARP_SIZE + 1];
   __local uint tile_slot;
   __local T tile_prefix;
   uint lid = get_local_id(0), lane = lane_id();
@@ -224,7 +229,8 @@ UNROLL_FULL
   /* Lane 31 carries its warp's total into the group scan, so every lane
    * receives the sum of the warps before its own. */
   T tile_total;
-  T warp_prefix = FN(wg_exclusive_sum)(lane == WARP_SIZE - 1 ? warp_total : (T)0, &tile_total, tmp);
+  T warp_prefix = FN(wg_exclusive_sum_warps)(lane == WARP_SIZE - 1 ? warp_total : (T)0, &tile_total,
+                                             tmp, SP_WG / WARP_SIZE);
 
   /* 64-bit types: 16-byte status words, 16-byte aligned after the ticket. */
 #if SCAN_BITS == 32
@@ -265,6 +271,7 @@ UNROLL_FULL
 }
 #undef SP_VEC
 #undef SP_ITEMS
+#undef SP_WG
 #undef TV
 #undef SP_TILE
 #undef ROUNDS

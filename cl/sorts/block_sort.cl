@@ -13,17 +13,33 @@
  * keep equal keys in input order, and the slots past n hold the largest
  * bits after every real key, so they stay last.
  *
+ * With BS_SEGMENTED the same sort orders packed segments instead
+ * (segment_sort_tiles, for clsort_segmented_sort): a tile holds whole
+ * consecutive segments, and the order is by (segment, key). Sorting never
+ * moves a key out of its segment's positions, so the segment of the key
+ * at a position is a fixed function of the position: ls[] in local memory
+ * holds it (the segment's first position in the tile), written once and
+ * never moved. Comparisons consult it: neighbours of different segments
+ * never swap, and a merge takes the left run's key whenever the two come
+ * from different segments (a position in the left run never lies in a
+ * later segment than one in the right run).
+ *
  * Needs common.cl and keys.cl before it, and
  *   HAS_VALUES, VALUE_T  a payload moved with each key (uint or ulong)
  *   BS_WG, BS_ITEMS      work-items per group, keys per work-item (powers
  *                        of two); without BS_WG (CPU shapes) nothing here
  *                        is compiled.
+ *   BS_SEGMENTED         1: compile segment_sort_tiles instead of
+ *                        merge_sort_tiles (default 0).
  */
 #ifdef BS_WG
 #if !defined(BS_ITEMS) || !defined(HAS_VALUES) || !defined(VALUE_T)
 #error "block_sort.cl needs BS_ITEMS, HAS_VALUES and VALUE_T"
 #endif
 
+#ifndef BS_SEGMENTED
+#define BS_SEGMENTED 0
+#endif
 #define BS_TILE (BS_WG * BS_ITEMS)
 #define BS_MAX ((KEY_T)(~(KEY_T)0))
 
@@ -33,18 +49,106 @@
 #define BS_IF_VALUES(...)
 #endif
 
-/* Orders neighbours i and i + 1 of the registers, equal keys kept. The
- * values swap through an xor mask: a select between the two would let
- * the compiler pick an address instead, and move v out of registers. */
+/* Orders neighbours i and i + 1 of the registers, equal keys kept (and,
+ * segmented, keys of different segments: sg[] holds each register
+ * position's segment). The values swap through an xor mask: a select
+ * between the two would let the compiler pick an address instead, and
+ * move v out of registers. */
+#if BS_SEGMENTED
+#define BS_SWAP(i) (kb_ < ka_ && sg[i] == sg[(i) + 1])
+#define BS_LOW(i) (BS_SWAP(i) ? kb_ : ka_)
+#define BS_HIGH(i) (BS_SWAP(i) ? ka_ : kb_)
+#else
+#define BS_SWAP(i) (kb_ < ka_)
+#define BS_LOW(i) min(ka_, kb_)
+#define BS_HIGH(i) max(ka_, kb_)
+#endif
 #define BS_CMPX(i)                                                              \
   do {                                                                          \
     const KEY_T ka_ = k[i], kb_ = k[(i) + 1];                                   \
-    BS_IF_VALUES(const VALUE_T x_ = (v[i] ^ v[(i) + 1]) & (VALUE_T)(-(VALUE_T)(kb_ < ka_)); \
+    BS_IF_VALUES(const VALUE_T x_ = (v[i] ^ v[(i) + 1]) & (VALUE_T)(-(VALUE_T)BS_SWAP(i)); \
                  v[i] ^= x_; v[(i) + 1] ^= x_;)                                  \
-    k[i] = min(ka_, kb_);                                                       \
-    k[(i) + 1] = max(ka_, kb_);                                                 \
+    const KEY_T lo_ = BS_LOW(i), hi_ = BS_HIGH(i);                              \
+    k[i] = lo_;                                                                 \
+    k[(i) + 1] = hi_;                                                           \
   } while (0)
 
+/* Whether the key at local position pa (left run) goes before the one at
+ * pb (right run): keys in order, or (segmented) different segments. */
+#if BS_SEGMENTED
+#define BS_FIRST(ka, pa, kb, pb) (ls[pa] != ls[pb] || (ka) <= (kb))
+#else
+#define BS_FIRST(ka, pa, kb, pb) ((ka) <= (kb))
+#endif
+
+#if BS_SEGMENTED
+/* The segment of local position i: the first position of its segment in
+ * the tile, BS_TILE past the tile's keys (padding sorts last). */
+#define BS_SEG_T ushort
+
+/* Sorts the packed tile g of keys (and vals) in place, by segment and then
+ * key, stably. Two ways to give the tiles:
+ * - seg_len > 0: every segment holds seg_len keys (the last one may hold
+ *   fewer), tile g holds per_tile of the n keys from g * per_tile (whole
+ *   segments), and no segment spans two runs of 2^end_log; plan is unused.
+ * - seg_len == 0: plan (segment_tiles.c) holds a uint4 per tile: the
+ *   tile's first key (.x low and .y high word), its key count (.z low 16
+ *   bits), log2 of the run length after which no segment spans two runs
+ *   (.z high bits: the merge rounds stop there) and its first entry in
+ *   heads (.w); one more uint4 whose .w ends the last tile's heads. heads
+ *   (ushorts, after the tiles + 1 uint4s in the same buffer) lists the
+ *   first position of every non-empty segment of the tile relative to the
+ *   tile's first key, ascending, the first 0.
+ * Work-group: BS_WG. Local memory: BS_TILE padded keys (and values) and
+ * BS_TILE ushort segments. */
+__kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void segment_sort_tiles(
+    global KEY_T *keys, global VALUE_T *vals, const global uint4 *plan, uint tiles, ulong n,
+    uint seg_len, uint per_tile, uint end_log, int kind, int desc) {
+  const global KEY_T *keys_in = keys;
+  global KEY_T *keys_out = keys;
+  const global VALUE_T *vals_in = vals;
+  global VALUE_T *vals_out = vals;
+  const int make_index = 0;
+  local KEY_T lk[PADDED(BS_TILE)];
+  BS_IF_VALUES(local VALUE_T lv[PADDED(BS_TILE)];)
+  local BS_SEG_T ls[BS_TILE];
+  const uint lid = get_local_id(0), first = lid * BS_ITEMS, g = get_group_id(0);
+  ulong base;
+  uint count, end_w;
+  BS_SEG_T sg[BS_ITEMS];
+  if (seg_len) {
+    base = (ulong)g * per_tile;
+    count = (uint)min((ulong)per_tile, n - base);
+    end_w = 1u << end_log;
+    UNROLL_FULL for (uint i = 0; i < BS_ITEMS; i++) {
+      const uint p = first + i;
+      sg[i] = p < count ? (BS_SEG_T)(p - p % seg_len) : (BS_SEG_T)BS_TILE;
+      ls[p] = sg[i];
+    }
+  } else {
+    const uint4 t = plan[g];
+    base = (ulong)t.x | ((ulong)t.y << 32);
+    count = t.z & 0xffffu;
+    end_w = 1u << (t.z >> 16);
+    const global ushort *heads = (const global ushort *)(plan + tiles + 1);
+    /* This work-item's positions [first, first + BS_ITEMS): the last head
+     * at or before first by binary search in [t.w, last), then a walk. */
+    const uint last = plan[g + 1].w;
+    uint lo = t.w, hi = last;
+    while (hi - lo > 1) {
+      const uint mid = (lo + hi) / 2;
+      if (heads[mid] <= first)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    UNROLL_FULL for (uint i = 0; i < BS_ITEMS; i++) {
+      while (lo + 1 < last && heads[lo + 1] <= first + i) lo++;
+      sg[i] = first + i < count ? heads[lo] : (BS_SEG_T)BS_TILE;
+      ls[first + i] = sg[i];
+    }
+  }
+#else
 /* Sorts tile g of keys_in ([g * BS_TILE, (g + 1) * BS_TILE) of n) into
  * the same tile of keys_out, values (or, with make_index, the input
  * positions) with them. The same arguments as the bitonic tile sort's
@@ -58,6 +162,8 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void merge_sort_tile
   const uint lid = get_local_id(0), first = lid * BS_ITEMS;
   const ulong base = (ulong)get_group_id(0) * BS_TILE;
   const uint count = (uint)min((ulong)BS_TILE, n - base);
+  const uint end_w = BS_TILE;
+#endif
 
   KEY_T k[BS_ITEMS];
   BS_IF_VALUES(VALUE_T v[BS_ITEMS];)
@@ -86,10 +192,11 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void merge_sort_tile
     UNROLL_FULL for (uint i = 1; i + 1 < BS_ITEMS; i += 2) BS_CMPX(i);
   }
 
-  /* Round w: runs of w keys (blocked in registers) merge into runs of 2w.
-   * The same trip count for every work-item; barriers at the loop's top
-   * level only. */
-  for (uint w = BS_ITEMS; w < BS_TILE; w *= 2) {
+  /* Round w: runs of w keys (blocked in registers) merge into runs of 2w,
+   * up to end_w (segmented: no segment spans two runs of end_w, so longer
+   * runs are sorted already). The same trip count for every work-item of
+   * the group; barriers at the loop's top level only. */
+  for (uint w = BS_ITEMS; w < end_w; w *= 2) {
     barrier(CLK_LOCAL_MEM_FENCE); /* everyone has read the last round */
     UNROLL_FULL for (uint i = 0; i < BS_ITEMS; i++) {
       lk[PAD(first + i)] = k[i];
@@ -102,7 +209,7 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void merge_sort_tile
     uint lo = d > w ? d - w : 0, hi = min(d, w);
     while (lo < hi) {
       const uint mid = (lo + hi) / 2;
-      if (lk[PAD(a + mid)] <= lk[PAD(b + d - 1 - mid)])
+      if (BS_FIRST(lk[PAD(a + mid)], a + mid, lk[PAD(b + d - 1 - mid)], b + d - 1 - mid))
         lo = mid + 1;
       else
         hi = mid;
@@ -112,7 +219,8 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void merge_sort_tile
     KEY_T ka = lk[PAD(a + min(i, w - 1))], kb = lk[PAD(b + min(j, w - 1))];
     BS_IF_VALUES(uint s[BS_ITEMS];)
     UNROLL_FULL for (uint o = 0; o < BS_ITEMS; o++) {
-      const bool take_a = j >= w || (i < w && ka <= kb);
+      const bool take_a =
+          j >= w || (i < w && BS_FIRST(ka, a + min(i, w - 1), kb, b + min(j, w - 1)));
       k[o] = take_a ? ka : kb;
       BS_IF_VALUES(s[o] = take_a ? a + i : b + j;)
       if (take_a) {

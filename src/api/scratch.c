@@ -162,9 +162,14 @@ static clsort_status scratch_bytes(clsort_context *ctx, clsort_operation op, cls
   if (st == CLSORT_SUCCESS && (op == CLSORT_OP_TOP_K || op == CLSORT_OP_SELECT) && n > 1)
     st = measure(ctx, op, type, n, size, options, RANDOM_KEYS, &more);
   got = clsort__max(got, more);
-  /* The segmented sort: the list of up to n / 2 short segments too. */
+  /* The segmented sort: the list of up to n / 2 short segments too, or
+   * on GPUs the packed path's plan (every tile holds 2 keys or more, every
+   * head 1 key or more: at most n / 2 + 1 tiles of 16 bytes and n heads
+   * of 2) and the list of long segments (more than 16 keys each: 24
+   * bytes per segment and one more). */
   if (op == CLSORT_OP_SEGMENTED_SORT && n >= 2)
-    got += clsort__carve_bytes(ctx, n / 2 * 2 * sizeof(cl_ulong));
+    got += clsort__carve_bytes(ctx, clsort__max(n / 2 * 2 * sizeof(cl_ulong), (n / 2 + 2) * 16 + 2 * n)) +
+           clsort__carve_bytes(ctx, (n / 16 + 1) * 24);
   clFinish(ctx->queue);
   if (caller) {
     clsort__scratch_release_all(ctx);

@@ -1,7 +1,8 @@
 /* segmented.c: clsort_segmented_sort and its buffer form. The offsets are
  * checked and planned on the host: every segment up to a tile goes to the
- * segmented small sort (one launch for all of them, stable); each longer
- * one is copied out, sorted by a whole-array sort and copied back. */
+ * packed sort (GPU shapes) or the segmented small sort (one launch for all
+ * of them, stable); each longer one is copied out, sorted by a whole-array
+ * sort and copied back; or all segments at once (see choose_path). */
 #include "api/api.h"
 
 #include <stdint.h>
@@ -17,16 +18,39 @@ static clsort_status check_segmented_options(const clsort_context *ctx, clsort_t
                                   "the segmented sort (stable)");
 }
 
+/* What the offsets' check learns on its way, so that planning needs no
+ * second pass over millions of offsets: the longest segment, and the
+ * length that every segment but the last has (the last at most that),
+ * or 0. */
+typedef struct seg_facts {
+  uint64_t longest, equal;
+} seg_facts;
+
 /* The offsets' contract, with the first entry that breaks it. */
-static clsort_status check_offsets(const uint64_t *offsets, size_t num_segments, size_t n) {
+static clsort_status check_offsets(const uint64_t *offsets, size_t num_segments, size_t n,
+                                   seg_facts *facts) {
   RETURN_IF(!offsets, CLSORT_ERROR_INVALID_ARGUMENT, "offsets must not be NULL");
   RETURN_IF(offsets[0] != 0, CLSORT_ERROR_INVALID_ARGUMENT,
             "offsets[0] is %llu; the first segment must start at 0",
             (unsigned long long)offsets[0]);
-  for (size_t i = 0; i < num_segments; i++)
+  /* One pass without an exit or a branch, which the compiler vectorizes:
+   * 2^20 offsets cost the call about as much as the GPU's sort of their
+   * segments. The first decreasing entry is looked for only when one is. */
+  uint64_t longest = 0, first = num_segments ? offsets[1] - offsets[0] : 0, down = 0, other = 0;
+  for (size_t i = 0; i + 1 < num_segments; i++) {
+    uint64_t len = offsets[i + 1] - offsets[i];
+    down |= offsets[i + 1] < offsets[i];
+    longest = len > longest ? len : longest;
+    other |= len ^ first;
+  }
+  uint64_t last = num_segments ? offsets[num_segments] - offsets[num_segments - 1] : 0;
+  if (num_segments) down |= offsets[num_segments] < offsets[num_segments - 1];
+  for (size_t i = 0; down && i < num_segments; i++)
     RETURN_IF(offsets[i + 1] < offsets[i], CLSORT_ERROR_INVALID_ARGUMENT,
               "offsets decrease at entry %zu (%llu after %llu)", i + 1,
               (unsigned long long)offsets[i + 1], (unsigned long long)offsets[i]);
+  facts->longest = last > longest ? last : longest;
+  facts->equal = other == 0 && last <= first ? first : 0;
   RETURN_IF(offsets[num_segments] != n, CLSORT_ERROR_INVALID_ARGUMENT,
             "offsets[num_segments] is %llu, not n (%zu)", (unsigned long long)offsets[num_segments],
             n);
@@ -124,49 +148,85 @@ static clsort_status sort_large(clsort_context *ctx, const clsort_options *o, cl
   return st;
 }
 
-/* Whether to sort every segment at once (two whole-array radix sorts)
- * rather than each short one on its own: on CPU devices, with values,
- * when there are many short segments. Keys alone go to the CPUs' serial
- * sort per segment (merge_cpu.cl), which wins there (PoCL, 2 shared
- * cores, `clsort bench --ops segmented`: 2^20 u32 keys in segments of 64
- * took 63 ms that way, 291 ms at once); values need the stable bitonic
- * tile, a work-group per segment, which lost to the global path (1465
- * against 315 ms before the serial sort came, keys alone). GPUs sort at
- * once whenever there are more than 64 segments: on the H100 (2^26 u32
- * keys, `clsort bench --ops segmented`) segments of 64 took 11.8 ms at
- * once against 17.5 ms in the small sort, and 1024 segments of 65536
- * 5.7 ms against 67.2 ms one segment after another. CLSORT_SEGMENTED=global
- * or split (environment) forces either, to measure them. */
-static bool use_global(const clsort_context *ctx, const clsort__sort_job *job,
-                       const uint64_t *offsets, size_t num_segments, size_t limit) {
-  if (num_segments > UINT32_MAX || job->n < 2) return false;
+/* The paths of a call: every segment at once (two whole-array radix
+ * sorts), or the short segments packed into tiles (segment_tiles.c, GPU
+ * shapes) and the long ones up to MERGED keys merged in passes confined
+ * to each segment (segment_merge.c), or each short one in its own
+ * work-group (the small sort); longer ones one after another. */
+typedef enum seg_path { PATH_GLOBAL, PATH_PACKED, PATH_SMALL } seg_path;
+
+/* The longest segment that the packed path merges; longer ones get a
+ * whole-array sort each, whose passes over 2^20 keys and more run at the
+ * device's full width. */
+#define MERGED ((size_t)1 << 20)
+
+/* GPU shapes pack the segments up to the block sort's tile (a few
+ * thousand keys), merge those up to MERGED keys, and sort each longer one
+ * on its own, unless there are more than 64 of those: then every segment
+ * at once (on the H100, 2^26 u32 keys, `clsort bench --ops segmented`:
+ * 1024 segments of 65536 took 5.7 ms at once against 67.2 ms one after
+ * another, before the merges came). CPU shapes: keys
+ * alone go to the CPUs' serial sort per segment (merge_cpu.cl), which
+ * wins there (PoCL, 2 shared cores: 2^20 u32 keys in segments of 64 took
+ * 63 ms that way, 291 ms at once); values need the stable bitonic tile, a
+ * work-group per segment, which lost to the global path when there are
+ * more than 64 short segments (1465 against 315 ms). CLSORT_SEGMENTED=
+ * global, packed or split (environment) forces a path, to measure them
+ * (packed falls back to split in CPU shapes); packed-split packs the
+ * short segments and sorts every long one on its own. */
+static seg_path choose_path(const clsort__sort_job *job, const uint64_t *offsets,
+                            size_t num_segments, const seg_facts *facts, size_t limit,
+                            size_t tile) {
+  bool can_global = num_segments <= UINT32_MAX && job->n >= 2;
   const char *force = getenv("CLSORT_SEGMENTED");
-  if (force && strcmp(force, "global") == 0) return true;
-  if (force && strcmp(force, "split") == 0) return false;
-  size_t small = 0;
+  if (force && strcmp(force, "global") == 0 && can_global) return PATH_GLOBAL;
+  if (force && strcmp(force, "split") == 0) return PATH_SMALL;
+  if (force && strncmp(force, "packed", 6) == 0) return tile ? PATH_PACKED : PATH_SMALL;
+  if (tile && facts->longest <= MERGED) return PATH_PACKED;
+  size_t small = 0, long_ = 0;
   for (size_t i = 0; i < num_segments; i++) {
     uint64_t len = offsets[i + 1] - offsets[i];
     small += len >= 2 && len <= limit;
+    long_ += len > MERGED;
   }
-  if (!ctx->is_cpu) return num_segments > 64;
-  return job->value_size != 0 && small > 64;
+  if (tile) return long_ > 64 && can_global ? PATH_GLOBAL : PATH_PACKED;
+  return can_global && job->value_size != 0 && small > 64 ? PATH_GLOBAL : PATH_SMALL;
 }
 
 /* Both forms end here, the keys (and values) on the device: the short
- * segments' list is acquired first and the long segments sorted next, so
- * that scratch that cannot be had fails the call before it writes. */
+ * segments' list (or plan) is made first and the long segments sorted
+ * next, so that scratch that cannot be had fails the call before it
+ * writes. */
 static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
                                   const clsort__sort_job *job, const uint64_t *offsets,
-                                  size_t num_segments) {
-  size_t limit = small_limit(ctx, job), count;
-  if (use_global(ctx, job, offsets, num_segments, limit))
-    return clsort__sort_segments_global(ctx, job, offsets, num_segments);
+                                  size_t num_segments, const seg_facts *facts) {
+  size_t limit = small_limit(ctx, job), tile = clsort__packed_tile(ctx, job), count = 0;
+  seg_path path = choose_path(job, offsets, num_segments, facts, limit, tile);
+  if (path == PATH_GLOBAL) return clsort__sort_segments_global(ctx, job, offsets, num_segments);
   cl_mem list = NULL;
-  FORWARD_IF_ERROR(upload_small(ctx, offsets, num_segments, limit, &list, &count));
+  clsort__packed packed;
+  clsort__long_merge merged;
+  if (path == PATH_PACKED) {
+    const char *force = getenv("CLSORT_SEGMENTED");
+    size_t merge_limit = force && strcmp(force, "packed-split") == 0 ? tile : MERGED;
+    FORWARD_IF_ERROR(clsort__packed_prepare(ctx, job, offsets, num_segments,
+                                            (size_t)facts->equal, merge_limit, &packed));
+    if (facts->longest > tile)
+      FORWARD_IF_ERROR(clsort__long_merge_prepare(ctx, job, offsets, num_segments, tile,
+                                                  merge_limit, &merged));
+    limit = merge_limit;
+  } else {
+    FORWARD_IF_ERROR(upload_small(ctx, offsets, num_segments, limit, &list, &count));
+  }
   /* AUTO would pick the unstable bitonic sort for short long segments. */
   clsort_options stable = *o;
   stable.flags |= CLSORT_STABLE;
-  FORWARD_IF_ERROR(sort_large(ctx, &stable, *job, offsets, num_segments, limit));
+  if (facts->longest > limit)
+    FORWARD_IF_ERROR(sort_large(ctx, &stable, *job, offsets, num_segments, limit));
+  if (path == PATH_PACKED) {
+    FORWARD_IF_ERROR(clsort__packed_run(ctx, job, &packed));
+    return facts->longest > tile ? clsort__long_merge_run(ctx, job, &merged) : CLSORT_SUCCESS;
+  }
   clsort__sort_job small = *job;
   small.stable = job->value_size != 0;
   return count ? clsort__sort_segments(ctx, &small, list, count) : CLSORT_SUCCESS;
@@ -175,7 +235,7 @@ static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
 /* The checks both forms share, in the documented order. */
 static clsort_status check_call(const clsort_context *ctx, clsort_type type, const void *values,
                                 size_t value_size, size_t n, const uint64_t *offsets,
-                                size_t num_segments, const clsort_options *o) {
+                                size_t num_segments, const clsort_options *o, seg_facts *facts) {
   FORWARD_IF_ERROR(check_segmented_options(ctx, type, o));
   RETURN_IF(values && value_size != 4 && value_size != 8, CLSORT_ERROR_INVALID_ARGUMENT,
             "value_size %zu is not 4 or 8", value_size);
@@ -183,14 +243,15 @@ static clsort_status check_call(const clsort_context *ctx, clsort_type type, con
             "value_size is %zu but values is NULL", value_size);
   RETURN_IF(num_segments == SIZE_MAX, CLSORT_ERROR_INVALID_ARGUMENT,
             "num_segments + 1 offsets do not fit in memory");
-  return check_offsets(offsets, num_segments, n);
+  return check_offsets(offsets, num_segments, n, facts);
 }
 
 static clsort_status segmented_host(clsort_context *ctx, clsort_type type, void *keys, void *values,
                                     size_t value_size, size_t n, const uint64_t *offsets,
                                     size_t num_segments, const clsort_options *options) {
   const clsort_options *o = options ? options : &clsort__default_options;
-  FORWARD_IF_ERROR(check_call(ctx, type, values, value_size, n, offsets, num_segments, o));
+  seg_facts facts;
+  FORWARD_IF_ERROR(check_call(ctx, type, values, value_size, n, offsets, num_segments, o, &facts));
   RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
   size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
   FORWARD_IF_ERROR(clsort__check_host_size(n, ks + vs));
@@ -206,7 +267,7 @@ static clsort_status segmented_host(clsort_context *ctx, clsort_type type, void 
     st = clsort__host_array_get(ctx, SLOT_HOST_AUX, values, n * vs, true, wrap, &v);
   job.keys_in = job.keys_out = k.mem;
   job.vals_in = job.vals_out = v.mem;
-  if (st == CLSORT_SUCCESS) st = run_segments(ctx, o, &job, offsets, num_segments);
+  if (st == CLSORT_SUCCESS) st = run_segments(ctx, o, &job, offsets, num_segments, &facts);
   if (st == CLSORT_SUCCESS && vs) st = clsort__host_array_put(ctx, &v, values, n * vs);
   if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &k, keys, n * ks);
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
@@ -228,7 +289,8 @@ static clsort_status segmented_buffer(clsort_context *ctx, clsort_type type, cl_
                                       const clsort_options *options, cl_uint num_wait,
                                       const cl_event *wait_list, cl_event *event) {
   const clsort_options *o = options ? options : &clsort__default_options;
-  FORWARD_IF_ERROR(check_call(ctx, type, values, value_size, n, offsets, num_segments, o));
+  seg_facts facts;
+  FORWARD_IF_ERROR(check_call(ctx, type, values, value_size, n, offsets, num_segments, o, &facts));
   FORWARD_IF_ERROR(clsort__check_wait_list(num_wait, wait_list));
   size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, ks));
@@ -243,7 +305,7 @@ static clsort_status segmented_buffer(clsort_context *ctx, clsort_type type, cl_
   job.value_size = vs;
   job.keys_in = job.keys_out = keys;
   job.vals_in = job.vals_out = values;
-  if (n > 0) FORWARD_IF_ERROR(run_segments(ctx, o, &job, offsets, num_segments));
+  if (n > 0) FORWARD_IF_ERROR(run_segments(ctx, o, &job, offsets, num_segments, &facts));
   return clsort__marker(ctx, event);
 }
 

@@ -24,7 +24,9 @@ size_t clsort__test_segmented_limit(clsort_context *ctx, clsort_type type, size_
   job.type = type;
   job.value_size = value_size;
   job.stable = value_size != 0;
-  return clsort__segment_limit(ctx, &job);
+  /* GPU shapes pack segments up to the block sort's tile instead. */
+  size_t tile = clsort__packed_tile(ctx, &job);
+  return tile ? tile : clsort__segment_limit(ctx, &job);
 }
 
 /* The hook's checks: what the library's callers guarantee by

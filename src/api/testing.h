@@ -20,8 +20,9 @@ size_t clsort__test_segment_capacity(clsort_context *ctx, clsort_type type, size
  * carries positions too, so it may be smaller). */
 size_t clsort__test_segment_capacity_flags(clsort_context *ctx, clsort_type type,
                                            size_t value_size, unsigned flags);
-/* The longest segment clsort_segmented_sort hands the segmented small
- * sort for keys of `type` with value_size-byte values (0: keys only). */
+/* The longest segment clsort_segmented_sort hands the packed sort (GPU
+ * shapes) or the segmented small sort for keys of `type` with
+ * value_size-byte values (0: keys only). */
 size_t clsort__test_segmented_limit(clsort_context *ctx, clsort_type type, size_t value_size);
 
 /* Sorts, in one launch, each segment [begins[s], ends[s]) of the host

@@ -44,6 +44,19 @@ static unsigned count_gpus(unsigned pick, char *spec, size_t spec_size) {
   return total;
 }
 
+void clsort_mpi__node_ranks(MPI_Comm comm, int *local_rank, int *local_size) {
+  int rank;
+  *local_rank = 0;
+  *local_size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm node;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_rank(node, local_rank);
+    MPI_Comm_size(node, local_size);
+    MPI_Comm_free(&node);
+  }
+}
+
 clsort_status clsort_mpi_context_create(clsort_context **ctx, MPI_Comm comm,
                                         const char *device_spec) {
   clsort_mpi__clear_error();
@@ -56,13 +69,8 @@ clsort_status clsort_mpi_context_create(clsort_context **ctx, MPI_Comm comm,
 
   /* The node-local rank: collective, so every rank takes part even when
    * its own arguments are bad. */
-  int rank, local_rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm node;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_free(&node);
-  }
+  int local_rank, local_size;
+  clsort_mpi__node_ranks(comm, &local_rank, &local_size);
 
   clsort_status st;
   char spec[32] = "";

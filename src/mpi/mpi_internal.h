@@ -9,6 +9,11 @@
 
 #include "clsort_mpi.h"
 
+/* ----------------------------------------------------------- context.c */
+/* This rank's place among the ranks of comm on its node (shared memory),
+ * and their count; 0 and 1 when MPI cannot tell. Collective. */
+void clsort_mpi__node_ranks(MPI_Comm comm, int *local_rank, int *local_size);
+
 /* ------------------------------------------------------------ errors.c */
 /* Records this thread's message for a failure found on this rank alone. */
 clsort_status clsort_mpi__fail(clsort_status status, const char *fmt, ...)
@@ -20,6 +25,17 @@ void clsort_mpi__clear_error(void);
 /* Makes a local status collective: every rank returns the lowest status
  * any rank passed, with the message of the first rank that had it. */
 clsort_status clsort_mpi__agree(MPI_Comm comm, clsort_status local);
+
+/* -------------------------------------------------------- host_arrays.c */
+/* A host array of the sort's own, page-aligned; with touchers > 1 its
+ * pages are faulted in by up to that many threads before it returns. */
+typedef struct clsort_mpi__array {
+  void *ptr;
+} clsort_mpi__array;
+clsort_status clsort_mpi__array_alloc(size_t bytes, unsigned touchers, clsort_mpi__array *a);
+/* This rank's share of its node's cores (collective over comm). */
+unsigned clsort_mpi__touch_threads(MPI_Comm comm);
+void clsort_mpi__array_free(clsort_mpi__array *a);
 
 /* ---------------------------------------------------------- key_order.c */
 /* A key mapped to an unsigned number whose ascending order is libclsort's

@@ -2,8 +2,6 @@
  * checks, local sort, sampling, exchange, merge, rebalance. */
 #include "mpi_internal.h"
 
-#include <sys/mman.h>
-
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +26,7 @@ typedef struct job {
   void *keys, *values;
   uint64_t n;
   uint64_t *targets; /* size + 1: where each rank's slice starts, then the total */
+  unsigned touchers; /* threads that fault in the receive buffers (host_arrays.c) */
   clsort_mpi_stats stats;
 } job;
 
@@ -85,38 +84,6 @@ static clsort_status check_agreement(const job *j) {
   return CLSORT_SUCCESS;
 }
 
-/* Host arrays that the device reads and writes, aligned to a page: a CPU
- * device (PoCL wants 128 bytes) then sorts them in place, with no copy. Not
- * pinned through the context: pinning costs more per call than staging
- * through the context's own pinned buffers saves. Large ones are aligned
- * to 2 MiB and asked for transparent huge pages: the exchange writes the
- * receive buffer fresh on every call, and faulting it in 4 KiB pages took
- * about half the exchange's time (2 ranks, 2^22 keys each, PoCL host). */
-typedef struct host_array {
-  void *ptr;
-} host_array;
-
-enum { HUGE_PAGE = 2 << 20 };
-
-static clsort_status array_alloc(size_t bytes, host_array *a) {
-  a->ptr = NULL;
-  if (bytes == 0) return CLSORT_SUCCESS;
-  size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 4096;
-  size_t rounded = (bytes + align - 1) / align * align;
-  a->ptr = aligned_alloc(align, rounded);
-  if (!a->ptr)
-    return clsort_mpi__fail(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for %zu bytes", bytes);
-#ifdef MADV_HUGEPAGE
-  if (align == HUGE_PAGE) madvise(a->ptr, rounded, MADV_HUGEPAGE); /* a hint: failure is fine */
-#endif
-  return CLSORT_SUCCESS;
-}
-
-static void array_free(host_array *a) {
-  free(a->ptr);
-  a->ptr = NULL;
-}
-
 /* Sorts n elements of (keys, values) on the device; a libclsort failure
  * keeps its own message. */
 static clsort_status device_sort(const job *j, void *keys, void *values, uint64_t n) {
@@ -168,27 +135,27 @@ static clsort_status exchange(const job *j, const void *keys, const void *values
 /* The received runs into one sorted sequence: nothing to do for one run; a
  * stable re-sort on the device (radix passes cost the same whatever the
  * order) or, with CLSORT_MPI_MERGE=host, a k-way merge into new arrays. */
-static clsort_status merge(job *j, host_array *keys, host_array *values, uint64_t m,
-                           const uint64_t *starts) {
+static clsort_status merge(job *j, clsort_mpi__array *keys, clsort_mpi__array *values,
+                           uint64_t m, const uint64_t *starts) {
   int runs = 0;
   for (int p = 0; p < j->size; p++) runs += starts[p + 1] > starts[p];
   if (runs <= 1) return CLSORT_SUCCESS;
   const char *how = getenv("CLSORT_MPI_MERGE");
   if (!how || strcmp(how, "host") != 0) return device_sort(j, keys->ptr, values->ptr, m);
-  host_array out_keys, out_values = {NULL};
-  clsort_status st = array_alloc(m * j->key_size, &out_keys);
+  clsort_mpi__array out_keys, out_values = {NULL};
+  clsort_status st = clsort_mpi__array_alloc(m * j->key_size, 0, &out_keys);
   if (st == CLSORT_SUCCESS && j->value_size)
-    st = array_alloc(m * j->value_size, &out_values);
+    st = clsort_mpi__array_alloc(m * j->value_size, 0, &out_values);
   if (st == CLSORT_SUCCESS)
     st = clsort_mpi__merge_runs(j->type, j->descending, keys->ptr, values->ptr, j->value_size,
                                 starts, j->size, out_keys.ptr, out_values.ptr);
   if (st != CLSORT_SUCCESS) {
-    array_free(&out_keys);
-    array_free(&out_values);
+    clsort_mpi__array_free(&out_keys);
+    clsort_mpi__array_free(&out_values);
     return st;
   }
-  array_free(keys);
-  array_free(values);
+  clsort_mpi__array_free(keys);
+  clsort_mpi__array_free(values);
   *keys = out_keys;
   *values = out_values;
   return CLSORT_SUCCESS;
@@ -226,16 +193,16 @@ static clsort_status run(job *j) {
   /* 8 tables of P entries for the exchanges, and two prefix tables. */
   uint64_t *tables = calloc(10 * (size_t)P + 2, sizeof *tables);
   uint64_t *held = tables ? tables + 8 * (size_t)P : NULL;
-  host_array keys = {NULL}, values = {NULL};
-  host_array recv_keys = {NULL}, recv_values = {NULL};
+  clsort_mpi__array keys = {NULL}, values = {NULL};
+  clsort_mpi__array recv_keys = {NULL}, recv_values = {NULL};
   double t = phase_start(j);
 
   /* Local sort: a copy, so that the caller's arrays stay as they were
    * until the last phase, whatever fails. */
   if (!tables) st = clsort_mpi__fail(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for tables");
-  if (st == CLSORT_SUCCESS) st = array_alloc(j->n * j->key_size, &keys);
+  if (st == CLSORT_SUCCESS) st = clsort_mpi__array_alloc(j->n * j->key_size, 0, &keys);
   if (st == CLSORT_SUCCESS && j->value_size)
-    st = array_alloc(j->n * j->value_size, &values);
+    st = clsort_mpi__array_alloc(j->n * j->value_size, 0, &values);
   if (st == CLSORT_SUCCESS && j->n > 0) {
     memcpy(keys.ptr, j->keys, j->n * j->key_size);
     if (j->value_size) memcpy(values.ptr, j->values, j->n * j->value_size);
@@ -265,17 +232,17 @@ static clsort_status run(job *j) {
     rd[p] = m;
     m += rc[p];
   }
-  st = array_alloc(m * j->key_size, &recv_keys);
+  st = clsort_mpi__array_alloc(m * j->key_size, j->touchers, &recv_keys);
   if (st == CLSORT_SUCCESS && j->value_size)
-    st = array_alloc(m * j->value_size, &recv_values);
+    st = clsort_mpi__array_alloc(m * j->value_size, j->touchers, &recv_values);
   st = clsort_mpi__agree(j->comm, st);
   if (st == CLSORT_SUCCESS)
     st = clsort_mpi__agree(j->comm, exchange(j, keys.ptr, values.ptr, tables, recv_keys.ptr,
                                              recv_values.ptr, &j->stats.exchange_rounds));
   j->stats.exchange_sent_bytes = j->n * (j->key_size + j->value_size);
   j->stats.exchange_received = m;
-  array_free(&keys);
-  array_free(&values);
+  clsort_mpi__array_free(&keys);
+  clsort_mpi__array_free(&values);
   j->stats.seconds[CLSORT_MPI_EXCHANGE] = MPI_Wtime() - t;
   if (st != CLSORT_SUCCESS) goto cleanup;
 
@@ -303,10 +270,10 @@ static clsort_status run(job *j) {
   j->stats.seconds[CLSORT_MPI_REBALANCE] = MPI_Wtime() - t;
 
 cleanup:
-  array_free(&keys);
-  array_free(&values);
-  array_free(&recv_keys);
-  array_free(&recv_values);
+  clsort_mpi__array_free(&keys);
+  clsort_mpi__array_free(&values);
+  clsort_mpi__array_free(&recv_keys);
+  clsort_mpi__array_free(&recv_values);
   free(tables);
   return st;
 }
@@ -333,6 +300,7 @@ static clsort_status sort_any(clsort_context *ctx, MPI_Comm comm, clsort_type ty
   j.descending = (j.options.flags & CLSORT_DESCENDING) != 0;
   MPI_Comm_rank(comm, &j.rank);
   MPI_Comm_size(comm, &j.size);
+  j.touchers = clsort_mpi__touch_threads(comm);
 
   /* Every check on every rank, before any data moves. */
   clsort_status st = clsort_mpi__agree(comm, check_local(&j, pairs));

@@ -51,10 +51,14 @@ clsort_status clsort__reduce_chunks(clsort_context *ctx, cl_kernel reduce, cl_me
   return clsort__launch(ctx, reduce, groups * wg, wg, 5, args, 0, NULL, NULL);
 }
 
-/* The single pass's tile: 64-bit types take tuning.scan64_items elements
- * per work-item, and their status words are 16 bytes. */
+/* The single pass's group and tile: 64-bit types take groups of
+ * tuning.scan64_wg work-items with tuning.scan64_items elements each, and
+ * their status words are 16 bytes. */
+static size_t single_pass_wg(const clsort_context *ctx, clsort_type type) {
+  return clsort_type_size(type) == 8 ? ctx->tuning.scan64_wg : ctx->tuning.wg_size;
+}
 static size_t single_pass_tile(const clsort_context *ctx, clsort_type type) {
-  if (clsort_type_size(type) == 8) return (size_t)ctx->tuning.wg_size * ctx->tuning.scan64_items;
+  if (clsort_type_size(type) == 8) return single_pass_wg(ctx, type) * ctx->tuning.scan64_items;
   return clsort__tile(ctx);
 }
 static size_t single_pass_state_bytes(const clsort_context *ctx, clsort_type type, size_t n) {
@@ -74,8 +78,8 @@ static clsort_status scan_single_pass(clsort_context *ctx, clsort_type type, cl_
       clEnqueueFillBuffer(ctx->queue, state, &zero, sizeof zero, 0, bytes, 0, NULL, NULL)));
   cl_ulong n64 = n;
   clsort__arg args[] = {ARG(in), ARG(out), ARG(n64), ARG(state), ARG(inclusive)};
-  return clsort__launch(ctx, kernel, tiles * ctx->tuning.wg_size, ctx->tuning.wg_size, 5, args, 0,
-                        NULL, NULL);
+  size_t wg = single_pass_wg(ctx, type);
+  return clsort__launch(ctx, kernel, tiles * wg, wg, 5, args, 0, NULL, NULL);
 }
 
 /* The single pass serves sums on devices where it is validated (NVIDIA:

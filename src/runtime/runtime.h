@@ -110,6 +110,7 @@ typedef struct clsort__tuning {
   bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
   bool tile_by_group;      /* single-pass tiles by group id (NVIDIA), else a ticket */
   unsigned scan64_items;   /* single-pass scan: 64-bit elements per work-item */
+  unsigned scan64_wg;      /* single-pass scan: work-items per group for 64-bit types */
   unsigned lookback_ns;    /* look-back sleep between polls (NVIDIA), 0 spins */
 } clsort__tuning;
 
@@ -369,6 +370,8 @@ typedef struct clsort__piece {
   void *host;
   size_t bytes;
 } clsort__piece;
+/* memcpy for the staging copies: non-temporal stores on x86 (stream_copy.c). */
+void clsort__stream_copy(void *dst, const void *src, size_t bytes);
 /* Whether host arrays on this context are staged through pinned buffers
  * (GPUs unless CLSORT_STAGING=0; CPUs only when forced). */
 bool clsort__staging_on(const clsort_context *ctx);

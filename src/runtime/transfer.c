@@ -138,19 +138,24 @@ typedef struct slot_copy {
   size_t at[MAX_RUNS], bytes[MAX_RUNS]; /* position in the slot, length */
   unsigned count;
   size_t total;
+  bool plain; /* CLSORT_PLAIN_COPY=1: memcpy, for bench/ to compare */
 } slot_copy;
+
+static void memcpy_plain(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 
 static void copy_share(void *arg, unsigned t, unsigned threads) {
   slot_copy *c = arg;
+  void (*copy)(void *, const void *, size_t) = c->plain ? memcpy_plain : clsort__stream_copy;
   size_t lo = c->total / threads * t + clsort__min(t, c->total % threads);
   size_t hi = lo + c->total / threads + (t < c->total % threads);
   for (unsigned j = 0; j < c->count; j++) {
     size_t a = clsort__max(lo, c->at[j]), b = clsort__min(hi, c->at[j] + c->bytes[j]);
-    if (a < b) memcpy(c->dst[j] + (a - c->at[j]), c->src[j] + (a - c->at[j]), b - a);
+    if (a < b) copy(c->dst[j] + (a - c->at[j]), c->src[j] + (a - c->at[j]), b - a);
   }
 }
 
 static void run_copies(clsort_context *ctx, slot_copy *c) {
+  c->plain = clsort__env_flag("CLSORT_PLAIN_COPY");
   unsigned threads = (unsigned)clsort__min(clsort__host_thread_count(ctx),
                                            clsort__max(1, c->total / BYTES_PER_THREAD));
   clsort__parallel(ctx, threads, copy_share, c);

@@ -70,6 +70,12 @@ void clsort__tune(clsort_context *ctx) {
      * and 1.19-1.21x; docs/PERFORMANCE.md). */
     t->single_pass_scan = t->use_ptx;
     t->tile_by_group = true;
+    /* The 64-bit single pass: 192 x 20 (H100, same run as CUB, u64
+     * exclusive scan at 2^24/2^26/2^28: 0.94/0.96/0.96x, against
+     * 0.86/0.90/0.90x at 256 x 12; 128 x 24 and 224 x 20 close behind,
+     * L2 prefetch hints on the loads no better; docs/PERFORMANCE.md). */
+    t->scan64_wg = 192;
+    t->scan64_items = 20;
   } else {
     t->wg_size = 256;
     t->items = 8;
@@ -123,23 +129,33 @@ void clsort__tune(clsort_context *ctx) {
   if (clsort__env_fields("CLSORT_LOOKBACK_NS", &ns, 1) == 1 &&
       clsort__env_field_ok("CLSORT_LOOKBACK_NS", "NS", ns, 0, 10000, ENV_ANY))
     t->lookback_ns = ns;
-  /* The single-pass scan's 64-bit elements per work-item (even, <= ITEMS):
+  /* The single-pass scan's 64-bit elements per work-item (even, <= 32):
    * CLSORT_SCAN64_ITEMS overrides it for bench/. */
-  t->scan64_items = t->items / 2 >= 2 ? t->items / 2 / 2 * 2 : 2;
+  if (!t->scan64_items) t->scan64_items = t->items / 2 >= 2 ? t->items / 2 / 2 * 2 : 2;
   unsigned s64 = 0;
   if (clsort__env_fields("CLSORT_SCAN64_ITEMS", &s64, 1) == 1 &&
-      clsort__env_field_ok("CLSORT_SCAN64_ITEMS", "ITEMS", s64, 2, t->items, ENV_ANY) &&
+      clsort__env_field_ok("CLSORT_SCAN64_ITEMS", "ITEMS", s64, 2, 32, ENV_ANY) &&
       s64 % 2 == 0)
     t->scan64_items = s64;
+  /* Its work-items per group (a multiple of 32): the 64-bit pass has a
+   * group size of its own because the u32 scan is fastest at 256 and the
+   * u64 one at a smaller group (CUB's sm90 policy: 224 x 24 for 8-byte
+   * sums). CLSORT_SCAN64_WG overrides it for bench/. */
+  if (!t->scan64_wg) t->scan64_wg = t->wg_size;
+  unsigned w64 = 0;
+  if (clsort__env_fields("CLSORT_SCAN64_WG", &w64, 1) == 1 &&
+      clsort__env_field_ok("CLSORT_SCAN64_WG", "WG", w64, 32, (unsigned)ctx->max_wg_size, ENV_ANY) &&
+      w64 % 32 == 0)
+    t->scan64_wg = w64;
   const char *by_group = getenv("CLSORT_TILE_BY_GROUP");
   if (by_group && *by_group) t->tile_by_group = strcmp(by_group, "0") != 0;
   /* -w (OpenCL's "inhibit all warnings"): PoCL prints its compiler's
    * warnings ("loop not unrolled", ...) on the caller's stderr, which a
    * library must not; failures still come with their build log. */
   snprintf(ctx->common_options, sizeof ctx->common_options,
-           "-w -DWG_SIZE=%u -DITEMS=%u -DSCAN64_ITEMS=%u -DUSE_PTX=%d -DIS_CPU=%d -DLOOKBACK_NS=%u "
+           "-w -DWG_SIZE=%u -DITEMS=%u -DSCAN64_ITEMS=%u -DSCAN64_WG=%u -DUSE_PTX=%d -DIS_CPU=%d -DLOOKBACK_NS=%u "
            "-DTILE_BY_GROUP=%d",
-           t->wg_size, t->items, t->scan64_items, t->use_ptx ? 1 : 0, ctx->is_cpu ? 1 : 0,
+           t->wg_size, t->items, t->scan64_items, t->scan64_wg, t->use_ptx ? 1 : 0, ctx->is_cpu ? 1 : 0,
            t->use_ptx ? t->lookback_ns : 0, t->tile_by_group ? 1 : 0);
 }
 

@@ -53,12 +53,8 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
  * (512 work-items). On a CPU device that runs the GPU shape (the tests
  * force it), 4 keys per work-item and at most 1024: PoCL compiles the
  * unrolled network per variant, and runs a group's work-items in turn. */
-typedef struct block_shape {
-  unsigned wg, items;
-} block_shape;
-
-static block_shape block_shape_for(const clsort_context *ctx, size_t element) {
-  block_shape b = {1, ctx->is_cpu ? 4 : 16};
+clsort__block_shape clsort__block_shape_for(const clsort_context *ctx, size_t element) {
+  clsort__block_shape b = {1, ctx->is_cpu ? 4 : 16};
   size_t budget = (clsort__min(ctx->local_mem, 48 * 1024) - 512) * 32 / 33;
   size_t most = ctx->is_cpu ? 1024 : 8192;
   while (2 * b.wg * b.items * element <= budget && 2 * b.wg * b.items <= most &&
@@ -75,7 +71,7 @@ static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *j
    * per key and value type serves the sort and clsort_merge. CPU shapes
    * leave it out. */
   if (!ctx->tuning.cpu_shape) {
-    block_shape b = block_shape_for(ctx, key_size + job->value_size);
+    clsort__block_shape b = clsort__block_shape_for(ctx, key_size + job->value_size);
     snprintf(block, sizeof block, " -DBS_WG=%u -DBS_ITEMS=%u", b.wg, b.items);
   }
   snprintf(options, sizeof options,
@@ -142,7 +138,7 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
   clsort__sort_job tile_job = *job;
   tile_job.stable = vs != 0;
   clsort__bitonic_shape bs = clsort__bitonic_shape_for(ctx, key_size, vs, tile_job.stable);
-  block_shape blk = block_shape_for(ctx, key_size + vs);
+  clsort__block_shape blk = clsort__block_shape_for(ctx, key_size + vs);
   size_t run = bitonic_runs ? bs.tile : (size_t)blk.wg * blk.items;
   size_t tile_wg = bitonic_runs ? bs.wg : blk.wg;
   unsigned passes = 0;

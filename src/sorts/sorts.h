@@ -60,6 +60,66 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
                                 cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
                                 size_t nb);
 
+/* The block sort's shape (merge_sort.c, block_sort.cl): work-items per
+ * group and keys per work-item for elements of `element` bytes in local
+ * memory (key, value and any per-key extra); the tile is wg * items. */
+typedef struct clsort__block_shape {
+  unsigned wg, items;
+} clsort__block_shape;
+clsort__block_shape clsort__block_shape_for(const clsort_context *ctx, size_t element);
+
+/* The packed path of the segmented sort (segment_tiles.c): the longest
+ * segment it takes for this job (its tile), 0 when the context has none
+ * (the CPU shape). */
+size_t clsort__packed_tile(const clsort_context *ctx, const clsort__sort_job *job);
+/* Sorts, in one launch and in place in job->keys_in (and job->vals_in),
+ * stably, every segment of 2 keys up to clsort__packed_tile that the host
+ * `offsets` (count + 1 entries, from 0 to job->n) bound: consecutive
+ * segments packed into tiles, a work-group per tile. Longer segments are
+ * left as they are, or with chunk_limit > 0 those up to chunk_limit keys
+ * cut into sorted runs of clsort__packed_tile keys from their first
+ * (for clsort__long_merge). equal_len > 0 says that every segment holds
+ * equal_len keys but the last, which holds at most that: tiles of short
+ * segments then need no plan. In two steps, so that a call can fail
+ * before its first write: clsort__packed_prepare builds the kernel and
+ * copies the plan to the device (blocking); clsort__packed_run launches
+ * it. */
+typedef struct clsort__packed {
+  cl_kernel kernel;
+  cl_mem plan;  /* SLOT_SEGMENT_LIST */
+  size_t tiles; /* 0: nothing to sort */
+  unsigned wg;
+  cl_uint seg_len, per_tile, end_log; /* equal segments (segment_sort_tiles) */
+} clsort__packed;
+clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job *job,
+                                    const uint64_t *offsets, size_t count, size_t equal_len,
+                                    size_t chunk_limit, clsort__packed *out);
+clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *job,
+                                 const clsort__packed *p);
+
+/* The long segments of the packed path (segment_merge.c): every segment
+ * of more than `tile` and at most `limit` keys of the host `offsets`,
+ * already cut into sorted runs of `tile` keys from its first
+ * (clsort__packed_prepare with chunk_limit), merged within the segment,
+ * stably, pass after pass over all of them at once, in place in
+ * job->keys_in (and job->vals_in) through scratch. In two steps as the
+ * packed sort: clsort__long_merge_prepare builds the kernel, takes the
+ * scratch and copies the segment list (blocking); clsort__long_merge_run
+ * enqueues the passes. */
+typedef struct clsort__long_merge {
+  cl_kernel kernel;
+  cl_mem list, keys2, vals2;
+  size_t groups, tile; /* groups: 0 when no segment needs merging */
+  cl_uint passes;
+  cl_uint active[64];   /* per pass: the segments it merges (a prefix) */
+  size_t groups_at[64]; /* and its groups */
+} clsort__long_merge;
+clsort_status clsort__long_merge_prepare(clsort_context *ctx, const clsort__sort_job *job,
+                                         const uint64_t *offsets, size_t count, size_t tile,
+                                         size_t limit, clsort__long_merge *out);
+clsort_status clsort__long_merge_run(clsort_context *ctx, const clsort__sort_job *job,
+                                     const clsort__long_merge *m);
+
 /* The bitonic sort (bitonic.c): in place on keys_out/vals_out after the
  * first launch reads keys_in/vals_in. Not stable. */
 clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job);

@@ -3,7 +3,10 @@
  * and pairs with 4- and 8-byte values (the values are input positions, so
  * stability shows), empty segments, one segment, all segments of size 1,
  * sizes straddling the small sort's tile, random sizes; then each error
- * path with its status and the arrays untouched. */
+ * path with its status and the arrays untouched. The "packed" part runs
+ * the same cases in a GPU shape (CLSORT_TUNING), where the short segments
+ * are packed into the block sort's tiles, with runs of equal-sized
+ * segments (aligned and not) besides. */
 #define _POSIX_C_SOURCE 200809L
 #include "sorts/sort_check.h"
 
@@ -15,13 +18,18 @@ enum {
   L_ONE_SHORT,   /* one segment below the tile */
   L_ONE_LONG,    /* one segment above it */
   L_ALL_ONE,     /* every segment one key */
-  L_STRADDLE,    /* limit - 1, limit, limit + 1, 0, 2, limit + 1000 */
+  L_STRADDLE,    /* limit - 1, limit, limit + 1, 0, 2, 5 * limit + 7 (merged: 3 passes and 1) */
   L_RANDOM,      /* random sizes, a few long, zeros among them */
   L_MANY,        /* 400 short segments, empty ones among them: the global path on CPUs */
+  L_EQUAL,       /* 300 segments of one length: 16, 48, 64 or 100 keys */
+  L_PACKING,     /* around the tile: limit / 2 + 1 twice, limit - 1 and 1, limit, ... */
+  L_TILES,       /* 4 segments of 2 tiles, then limit + 3 keys */
   L_COUNT
 };
-static const char *const layout_names[L_COUNT] = {"empty-mixed", "one-short", "one-long", "all-one",
-                                                  "straddle",    "random",    "many"};
+static const char *const layout_names[L_COUNT] = {"empty-mixed", "one-short", "one-long",
+                                                  "all-one",     "straddle",  "random",
+                                                  "many",        "equal",     "packing",
+                                                  "tiles"};
 
 /* Fills offsets (room for MAX_SEGMENTS + 1 entries) for the layout;
  * returns the number of segments, n in *n. */
@@ -42,13 +50,33 @@ static size_t make_layout(t_rng *r, int layout, size_t limit, uint64_t *offsets,
       for (size_t i = 0; i < 64; i++) sizes[count++] = 1;
       break;
     case L_STRADDLE: {
-      size_t s[] = {limit - 1, limit, limit + 1, 0, 2, limit + 1000};
+      size_t s[] = {limit - 1, limit, limit + 1, 0, 2, 5 * limit + 7};
       for (size_t i = 0; i < 6; i++) sizes[count++] = s[i];
       break;
     }
     case L_MANY:
       for (size_t i = 0; i < MAX_SEGMENTS; i++) sizes[count++] = t_rng_below(r, 70);
       break;
+    case L_EQUAL: {
+      static const size_t lengths[4] = {16, 48, 64, 100};
+      size_t len = lengths[t_rng_below(r, 4)];
+      for (size_t i = 0; i < 300; i++) sizes[count++] = len;
+      break;
+    }
+    case L_TILES: {
+      /* Equal segments of whole tiles, the last one shorter. */
+      size_t s[] = {2 * limit, 2 * limit, 2 * limit, 2 * limit, limit + 3};
+      for (size_t i = 0; i < 5; i++) sizes[count++] = s[i];
+      break;
+    }
+    case L_PACKING: {
+      /* Pairs that just overflow a tile, pairs that just fill one, a long
+       * segment between short ones, size 1 after a full tile. */
+      size_t s[] = {limit / 2 + 1, limit / 2 + 1, limit - 1, 1, limit, 1, 0, 3, limit + 1, 5,
+                    limit / 2, limit / 2, 2, limit / 3, limit / 3, limit / 3 + 1};
+      for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) sizes[count++] = s[i];
+      break;
+    }
     default:
       for (size_t i = 0; i < 24; i++)
         sizes[count++] = i % 7 == 3 ? t_rng_size(r, limit + 1, 3 * limit)
@@ -146,12 +174,15 @@ T_TEST(segmented_u32_modes) {
     }
 }
 
-/* Both paths forced (CLSORT_SEGMENTED), whatever the device would pick,
- * on the layouts that mix short and long segments. */
+/* Every path forced (CLSORT_SEGMENTED), whatever the device would pick,
+ * on the layouts that mix short and long segments (packed falls back to
+ * split in the CPU shape; packed-split sorts each long segment on its
+ * own after packing the short ones). */
 T_TEST(segmented_paths) {
-  t_setenv("CLSORT_SEGMENTED", _i == 0 ? "global" : "split");
+  static const char *const paths[4] = {"global", "split", "packed", "packed-split"};
+  t_setenv("CLSORT_SEGMENTED", paths[_i]);
   t_rng r;
-  t_rng_init(&r, _i == 0 ? "segmented_global" : "segmented_split");
+  t_rng_init(&r, paths[_i]);
   static const size_t payloads[3] = {0, 4, 8};
   int layouts[3] = {L_MANY, L_STRADDLE, L_RANDOM};
   for (int l = 0; l < 3; l++)
@@ -226,14 +257,29 @@ T_TEST(segmented_errors) {
   ASSERT_TRUE(memcmp(got, kc, sizeof keys) == 0);
 }
 
+/* The packed part's GPU shape: groups of 16 work-items, so that the block
+ * sort's tile is PoCL's (1024 keys, 4 per work-item). */
+static void packed_setup(void) { t_shape_setup("16:16:2"); }
+
+/* Parts: "matrix" (the default shape: the CPU one on PoCL) and "packed"
+ * (the GPU shape), so that meson runs them in parallel; no part runs
+ * both. */
 static void add(Suite *s, unsigned tiers) {
   if (!(tiers & T_QUICK)) return;
-  TCase *tc = t_tcase(s, "segmented", true);
-  tcase_add_loop_test(tc, segmented_types, 0, 6);
-  tcase_add_test(tc, segmented_u32_modes);
-  tcase_add_loop_test(tc, segmented_paths, 0, 2);
-  tcase_add_test(tc, segmented_empty);
-  tcase_add_test(tc, segmented_errors);
+  if (t_part_selected("matrix")) {
+    TCase *tc = t_tcase(s, "segmented", true);
+    tcase_add_loop_test(tc, segmented_types, 0, 6);
+    tcase_add_test(tc, segmented_u32_modes);
+    tcase_add_loop_test(tc, segmented_paths, 0, 3);
+    tcase_add_test(tc, segmented_empty);
+    tcase_add_test(tc, segmented_errors);
+  }
+  if (t_part_selected("packed")) {
+    TCase *tc = t_shape_tcase(s, "packed", packed_setup);
+    tcase_add_loop_test(tc, segmented_types, 0, 6);
+    tcase_add_test(tc, segmented_u32_modes);
+    tcase_add_loop_test(tc, segmented_paths, 2, 4);
+  }
 }
 
 int main(int argc, char **argv) { return t_main(argc, argv, "segmented", add); }

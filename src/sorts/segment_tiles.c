@@ -1,0 +1,183 @@
+/* segment_tiles.c: the packed path of the segmented sort. Consecutive
+ * whole segments are packed into tiles on the host, and one launch of the
+ * block sort (block_sort.cl's segment_sort_tiles) sorts every tile in a
+ * work-group by (segment, key), stably: all short segments of a call at
+ * about one read and one write of their keys, where the small sort gave
+ * each segment a work-group and a whole tile. */
+#include "sorts/sorts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const tile_files[] = {"common/common.cl", "sorts/keys.cl",
+                                         "sorts/block_sort.cl", NULL};
+static const clsort__program_spec tile_spec = {"segment_tiles", tile_files};
+
+/* The block sort's shape with 2 more bytes per key: the ushort segment
+ * that segment_sort_tiles keeps beside each position. */
+static clsort__block_shape shape_for(const clsort_context *ctx, const clsort__sort_job *job) {
+  return clsort__block_shape_for(ctx, clsort_type_size(job->type) + job->value_size + 2);
+}
+
+size_t clsort__packed_tile(const clsort_context *ctx, const clsort__sort_job *job) {
+  if (ctx->tuning.cpu_shape) return 0;
+  clsort__block_shape b = shape_for(ctx, job);
+  /* A tile's key count travels in 16 bits of its plan word. */
+  size_t tile = (size_t)b.wg * b.items;
+  return b.wg > 1 && tile < 65536 ? tile : 0;
+}
+
+/* The plan the kernel reads (block_sort.cl's segment_sort_tiles): a
+ * cl_uint4 per tile, one more whose last word ends the heads, then the
+ * heads as ushorts. Built in two host arrays, copied to one buffer. */
+typedef struct plan {
+  cl_uint *tiles;   /* 4 words per tile */
+  cl_ushort *heads; /* each non-empty segment's first key, from its tile's */
+  size_t count, heads_count;
+} plan;
+
+/* log2 of the shortest aligned run of the tile that holds the tile's
+ * positions [s, e]: the highest bit in which they differ, plus one. */
+static cl_uint span_log(size_t s, size_t e) {
+  cl_uint k = 0;
+  for (size_t d = s ^ e; d; d >>= 1) k++;
+  return k;
+}
+
+/* A tile of its own for each piece of `tile` keys of a long segment
+ * [first, first + len): sorted runs for segment_merge.c to merge. */
+static void add_chunks(plan *p, size_t first, size_t len, size_t tile) {
+  for (size_t c = 0; c < len; c += tile) {
+    size_t at = 4 * p->count++, keys = clsort__min(tile, len - c);
+    p->tiles[at] = (cl_uint)(first + c);
+    p->tiles[at + 1] = (cl_uint)((uint64_t)(first + c) >> 32);
+    p->tiles[at + 2] = (cl_uint)keys | span_log(0, keys - 1) << 16;
+    p->tiles[at + 3] = (cl_uint)p->heads_count;
+    p->heads[p->heads_count++] = 0;
+  }
+}
+
+/* Greedy: a tile opens at a segment of at least 2 keys and takes the
+ * segments after it while they fit; a segment longer than the tile closes
+ * it, and is cut into tiles of its own when it holds at most chunk_limit
+ * keys (else the caller sorts it otherwise). Segments of 0 or 1 keys
+ * inside a tile get their heads (0: none), so every position has its
+ * segment. */
+static void make_plan(const uint64_t *offsets, size_t count, size_t tile, size_t chunk_limit,
+                      plan *p) {
+  size_t t0 = 0, at = 0;
+  bool open = false;
+  p->count = p->heads_count = 0;
+  for (size_t i = 0; i < count; i++) {
+    size_t first = (size_t)offsets[i], len = (size_t)(offsets[i + 1] - offsets[i]);
+    if (len > tile) {
+      open = false;
+      if (len <= chunk_limit) add_chunks(p, first, len, tile);
+      continue;
+    }
+    if (len == 0) continue;
+    if (open && first + len - t0 > tile) open = false;
+    if (!open) {
+      if (len < 2) continue;
+      open = true;
+      t0 = first;
+      at = 4 * p->count++;
+      p->tiles[at] = (cl_uint)t0;
+      p->tiles[at + 1] = (cl_uint)((uint64_t)t0 >> 32);
+      p->tiles[at + 2] = 0;
+      p->tiles[at + 3] = (cl_uint)p->heads_count;
+    }
+    size_t s = first - t0, e = s + len - 1;
+    unsigned k = clsort__max(span_log(s, e), p->tiles[at + 2] >> 16);
+    p->tiles[at + 2] = (cl_uint)(e + 1) | (cl_uint)k << 16;
+    p->heads[p->heads_count++] = (cl_ushort)s;
+  }
+  size_t end = 4 * p->count;
+  p->tiles[end] = p->tiles[end + 1] = p->tiles[end + 2] = 0;
+  p->tiles[end + 3] = (cl_uint)p->heads_count;
+}
+
+static clsort_status tiles_kernel(clsort_context *ctx, const clsort__sort_job *job,
+                                  clsort__block_shape b, cl_kernel *out) {
+  size_t ks = clsort_type_size(job->type);
+  char options[192];
+  snprintf(options, sizeof options,
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DBS_WG=%u -DBS_ITEMS=%u "
+           "-DBS_SEGMENTED=1",
+           ks == 8 ? "ulong" : "uint", ks * 8, job->value_size ? 1 : 0,
+           job->value_size == 8 ? "ulong" : "uint", b.wg, b.items);
+  return clsort__get_kernel(ctx, &tile_spec, options, "segment_sort_tiles", out);
+}
+
+/* Segments of `len` keys each (the last one may hold fewer): as many
+ * whole ones per tile as fit, no plan to copy. */
+static void plan_equal(size_t n, size_t len, size_t tile, clsort__packed *out) {
+  out->seg_len = (cl_uint)len;
+  out->per_tile = (cl_uint)(tile / len * len);
+  out->tiles = clsort__div_up(n, out->per_tile);
+  out->end_log = 0;
+  for (size_t s = 0; s < out->per_tile; s += len)
+    out->end_log = clsort__max(out->end_log, span_log(s, s + len - 1));
+}
+
+clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job *job,
+                                    const uint64_t *offsets, size_t count, size_t equal_len,
+                                    size_t chunk_limit, clsort__packed *out) {
+  size_t tile = clsort__packed_tile(ctx, job);
+  out->tiles = 0;
+  out->seg_len = out->per_tile = out->end_log = 0;
+  RETURN_IF(tile == 0, CLSORT_ERROR_UNSUPPORTED, "the packed segmented sort needs a GPU shape");
+  if (count == 0 || job->n < 2 || (equal_len > 0 && equal_len < 2)) return CLSORT_SUCCESS;
+  RETURN_IF(count > UINT32_MAX, CLSORT_ERROR_TOO_LARGE, "%zu segments: at most 2^32 - 1 are packed",
+            count);
+  clsort__block_shape b = shape_for(ctx, job);
+  out->wg = b.wg;
+  FORWARD_IF_ERROR(tiles_kernel(ctx, job, b, &out->kernel));
+  /* Equal segments of whole tiles (to be merged) are tiled from 0 alike,
+   * each tile a segment of its own. */
+  bool whole_tiles = equal_len > tile && equal_len <= chunk_limit && equal_len % tile == 0;
+  if ((equal_len > 0 && equal_len <= tile) || whole_tiles) {
+    plan_equal(job->n, whole_tiles ? tile : equal_len, tile, out);
+    /* Any buffer stands for the plan the kernel does not read. */
+    out->plan = job->keys_in;
+    return CLSORT_SUCCESS;
+  }
+  /* At most one tile and one head per segment, and per tile of the
+   * chunked long segments. */
+  size_t most = count + (chunk_limit ? job->n / tile + 1 : 0);
+  plan p;
+  p.tiles = clsort__malloc(ctx, (most + 1) * 4 * sizeof(cl_uint));
+  p.heads = clsort__malloc(ctx, most * sizeof(cl_ushort));
+  clsort_status st = CLSORT_SUCCESS;
+  if (!p.tiles || !p.heads)
+    st = FAIL(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the plan of %zu segments", count);
+  if (st == CLSORT_SUCCESS) make_plan(offsets, count, tile, chunk_limit, &p);
+  /* Blocking copies: the host plan is freed on return. */
+  size_t tile_bytes = (p.count + 1) * 4 * sizeof(cl_uint);
+  size_t head_bytes = p.heads_count * sizeof(cl_ushort);
+  if (st == CLSORT_SUCCESS && p.count > 0)
+    st = clsort__scratch(ctx, SLOT_SEGMENT_LIST, tile_bytes + head_bytes, &out->plan);
+  if (st == CLSORT_SUCCESS && p.count > 0)
+    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, out->plan, CL_FALSE, 0, tile_bytes, p.tiles, 0,
+                                       NULL, NULL));
+  if (st == CLSORT_SUCCESS && p.count > 0)
+    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, out->plan, CL_TRUE, tile_bytes, head_bytes,
+                                       p.heads, 0, NULL, NULL));
+  if (st == CLSORT_SUCCESS) out->tiles = p.count;
+  free(p.tiles);
+  free(p.heads);
+  return st;
+}
+
+clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *job,
+                                 const clsort__packed *p) {
+  if (p->tiles == 0) return CLSORT_SUCCESS;
+  cl_mem vals = job->value_size ? job->vals_in : job->keys_in;
+  cl_uint tiles = (cl_uint)p->tiles;
+  cl_ulong n = job->n;
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  clsort__arg args[] = {ARG(job->keys_in), ARG(vals),         ARG(p->plan),    ARG(tiles),
+                        ARG(n),            ARG(p->seg_len),   ARG(p->per_tile), ARG(p->end_log),
+                        ARG(kind),         ARG(desc)};
+  return clsort__launch(ctx, p->kernel, p->tiles * p->wg, p->wg, 10, args, 0, NULL, NULL);
+}
