@@ -142,10 +142,17 @@ typedef enum clsort_algorithm {
   /* Bitonic sort, any n (no padding is ever visible). Not stable: with
    * CLSORT_STABLE it returns CLSORT_ERROR_UNSUPPORTED (ties broken on the
    * input index would double the data every step moves). Compares whole
-   * keys: a bit range other than the full key is unsupported too. Sorts in
-   * place after one copy; scratch: n keys for argsort only. Its cost grows
-   * as n log^2 n: it wins for small inputs (one launch up to a tile of 8192
-   * u32 keys on an H100), the radix sort for large ones. */
+   * keys: a bit range other than the full key is unsupported too. On GPUs
+   * it sorts in place after one copy; scratch: n keys for argsort only. Its
+   * cost grows as n log^2 n: it wins for small inputs (one launch up to a
+   * tile of 8192 u32 keys on an H100), the radix sort for large ones. On
+   * CPUs (since 0.3) each of 2^k equal chunks (one per core) is sorted
+   * serially and only the network's steps between chunks run, as
+   * streaming passes, each stage ended by a linear merge per chunk:
+   * n log n + n log^2(chunks);
+   * scratch above 4096 keys: n keys (+ n values), and n keys more for
+   * argsort. CLSORT_BITONIC_CPU=0 (environment) runs the network there
+   * too. */
   CLSORT_BITONIC = 2,
   /* Sample sort (Fine Sample Sort, seed 004): splitters from a random
    * sample split the keys into up to 256 buckets per level on GPUs (128 on

@@ -108,6 +108,7 @@ static clsort_status launch_global(clsort_context *ctx, cl_kernel k, const clsor
 clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type);
   if (n == 0) return CLSORT_SUCCESS;
+  if (clsort__bitonic_cpu_enabled(ctx)) return clsort__bitonic_sort_cpu(ctx, job);
   clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size, false);
   cl_kernel sort_tiles, merge_tiles, global;
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_SORT_TILES, &sort_tiles));

@@ -31,14 +31,20 @@ static void shape(const clsort_context *ctx, size_t n, size_t *block, size_t *ch
   *chunk = c;
 }
 
-static clsort_status merge_cpu_kernel(clsort_context *ctx, const clsort__sort_job *job,
-                                      const char *name, cl_kernel *out) {
+clsort_status clsort__cpu_sort_kernel(clsort_context *ctx, const clsort__program_spec *spec,
+                                      const clsort__sort_job *job, const char *name,
+                                      cl_kernel *out) {
   size_t key_size = clsort_type_size(job->type), vs = job->value_size;
   char options[128];
   snprintf(options, sizeof options, "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s",
            key_size == 8 ? "ulong" : "uint", key_size * 8, vs ? 1 : 0,
            vs == 8 ? "ulong" : "uint");
-  return clsort__get_kernel(ctx, &merge_cpu_spec, options, name, out);
+  return clsort__get_kernel(ctx, spec, options, name, out);
+}
+
+static clsort_status merge_cpu_kernel(clsort_context *ctx, const clsort__sort_job *job,
+                                      const char *name, cl_kernel *out) {
+  return clsort__cpu_sort_kernel(ctx, &merge_cpu_spec, job, name, out);
 }
 
 clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_job *job,

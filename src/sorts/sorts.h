@@ -36,6 +36,12 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
 /* The merge sort's CPU shape (merge_cpu.c), which clsort__merge_sort runs
  * when ctx->tuning.cpu_shape is set; n >= 1. */
 clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
+/* A kernel of a CPU-shape sort program (spec: common.cl, keys.cl, the
+ * introsort and the sort's own file) built for the job's key size and
+ * values (merge_cpu.c). */
+clsort_status clsort__cpu_sort_kernel(clsort_context *ctx, const clsort__program_spec *spec,
+                                      const clsort__sort_job *job, const char *name,
+                                      cl_kernel *out);
 /* The segmented small sort's CPU shape (merge_cpu.c): one serial introsort
  * per segment, any length; not stable. count 0 builds the kernel only. */
 clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_job *job,
@@ -117,6 +123,12 @@ clsort_status clsort__long_merge_run(clsort_context *ctx, const clsort__sort_job
 /* The bitonic sort (bitonic.c): in place on keys_out/vals_out after the
  * first launch reads keys_in/vals_in. Not stable. */
 clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job);
+/* Its CPU shape (bitonic_cpu.c): chunks sorted serially, then the
+ * network's steps across chunks; n >= 1. clsort__bitonic_sort runs it when
+ * clsort__bitonic_cpu_enabled: the CPU shape is set and
+ * CLSORT_BITONIC_CPU is not 0. */
+clsort_status clsort__bitonic_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
+bool clsort__bitonic_cpu_enabled(const clsort_context *ctx);
 
 /* The bitonic launch shape for keys of key_size bytes with values of
  * value_size bytes (0: none), stable or not: the tile kernels' work-group

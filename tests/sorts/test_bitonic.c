@@ -519,6 +519,83 @@ T_TEST(bitonic_tiled_shape) {
   }
 }
 
+/* --------------------------------------------------------- CPU shape */
+/* The CPU shape (bitonic_cpu.c) with chunks of 64 keys, and of 192 (not
+ * a power of two: three strips), forced by CLSORT_BITONIC_CPU=1:CHUNK (read
+ * at every sort), so that small inputs reach many merge stages: its
+ * chunk, and the count of chunks, around powers of two. On a device
+ * without the CPU shape the setting is ignored and the tile network runs
+ * the same checks. */
+static size_t forced_chunk = 64;
+/* The sizes for the chunk: tiny ones; around the chunk and its multiples
+ * P - 1, P and P + 1 chunks for P = 2, 4, 8, 64, the last chunk one key
+ * long or one short; 2^k +- 1 and primes. */
+static size_t chunk_sizes(size_t chunk, size_t *out) {
+  static const size_t fixed[] = {0, 1, 2, 3, 5, 17, 1021, 1023, 1025, 4093, 8191, 8193};
+  const size_t around[] = {chunk - 1,      chunk,          chunk + 1,      2 * chunk - 1,
+                           2 * chunk + 1,  3 * chunk,      3 * chunk + 1,  4 * chunk,
+                           4 * chunk + 1,  7 * chunk - 1,  7 * chunk,      8 * chunk,
+                           8 * chunk + 1,  9 * chunk + 7,  63 * chunk,     64 * chunk,
+                           64 * chunk + 1, 65 * chunk - 1};
+  return t_edge_sizes(fixed, sizeof fixed / sizeof fixed[0], around,
+                      sizeof around / sizeof around[0], SIZE_MAX, out);
+}
+
+static size_t chunk_of(clsort_type t, size_t vs) {
+  (void)t;
+  (void)vs;
+  return forced_chunk;
+}
+
+/* _i = type x 2 + (chunks of 192): every mode at every chunk size (both
+ * directions up to four chunks, alternating above), distinct keys or few
+ * distinct ones; then sorted, reversed and all-equal keys, and the special
+ * values (NaNs, signed zeros, infinities) at sizes of several stages, all
+ * modes. */
+T_TEST(bitonic_cpu_chunks) {
+  clsort_type t = t_all_types[_i / 2];
+  if (t_skip_type(t)) return;
+  forced_chunk = _i % 2 ? 192 : 64;
+  char setting[32];
+  snprintf(setting, sizeof setting, "1:%zu", forced_chunk);
+  t_setenv("CLSORT_BITONIC_CPU", setting);
+  t_rng r;
+  t_rng_init(&r, "bitonic_cpu_chunks");
+  r.s[0] ^= (uint64_t)_i;
+  t_check_edge_sweep(&r, t, chunk_of, chunk_sizes, edge_options);
+  const int dists[] = {D_SORTED, D_REVERSE, D_ZERO};
+  for (int d = 0; d < 3; d++) {
+    clsort_options o = bitonic(d % 2);
+    t_check_dist(&r, t, dists[d], 5 * forced_chunk + 3, &o, MODES_ALL);
+  }
+  size_t count;
+  (void)t_special_list(t, &count);
+  const size_t sizes[] = {count, 3 * forced_chunk + 1, 1000};
+  t_check_specials_sweep(&r, t, sizes, sizeof sizes / sizeof sizes[0], specials_options,
+                         setting);
+}
+
+/* The tile network on the CPU shape's device (CLSORT_BITONIC_CPU=0) and
+ * the CPU shape's own chunks (the default setting) past several stages:
+ * a 4- and an 8-byte type (the kernels differ by key size only), all
+ * modes, both directions. */
+T_TEST(bitonic_cpu_switch) {
+  const clsort_type types[] = {CLSORT_U32, CLSORT_F64};
+  const size_t sizes[] = {5003, 70001};
+  t_rng r;
+  t_rng_init(&r, "bitonic_cpu_switch");
+  for (int k = 0; k < 2; k++) {
+    t_setenv("CLSORT_BITONIC_CPU", k ? "1" : "0");
+    for (int ti = 0; ti < 2; ti++) {
+      if (t_skip_type(types[ti])) continue;
+      for (int desc = 0; desc < 2; desc++) {
+        clsort_options o = bitonic(desc);
+        t_check_dist(&r, types[ti], desc ? D_FEW : D_UNIFORM, sizes[k], &o, MODES_ALL);
+      }
+    }
+  }
+}
+
 /* ------------------------------------------------------------ slow tier */
 /* From 2^22 keys, on the default shape: u32 in three modes, u64 and f32
  * keys and pairs, other distributions. _i = case. */
@@ -547,8 +624,9 @@ T_TEST(bitonic_large) {
 }
 
 /* ------------------------------------------------------------------ main */
-/* Parts: "matrix" (the default shape) and "tiled" (CLSORT_TUNING=16:16:2),
- * so that meson runs them in parallel; no part runs both. */
+/* Parts: "matrix" (the default shape), "tiled" (CLSORT_TUNING=16:16:2) and
+ * "chunks" (the CPU shape's small chunks and its switch), so that meson
+ * runs them in parallel; no part runs two. */
 static void add_common(TCase *tc) {
   tcase_add_loop_test(tc, bitonic_matrix, 0, 6 * D_COUNT);
   tcase_add_loop_test(tc, bitonic_edge_sizes, 0, 6);
@@ -573,6 +651,11 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_test(tc, bitonic_tiled_shape);
       tcase_add_test(tc, bitonic_tile_size);
       add_common(tc);
+    }
+    if (t_part_selected("chunks")) {
+      TCase *tc = t_tcase(s, "chunks", true);
+      tcase_add_loop_test(tc, bitonic_cpu_chunks, 0, 12);
+      tcase_add_test(tc, bitonic_cpu_switch);
     }
   }
   if (tiers & T_SLOW) {
