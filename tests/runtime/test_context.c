@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Private (internal.h): the -D flags of the context's launch shape. */
@@ -275,6 +276,21 @@ static cl_uint ref_count_context(cl_context c) {
   return n;
 }
 
+/* The queue's count once it has come down to `want`, or after 2 s: PoCL
+ * drops the references its finished commands' events hold from its own
+ * threads, a little after clFinish returns (a check right after it saw 3
+ * against 2 under ASan, once in several runs). A reference that stays is
+ * still reported. */
+static cl_uint settled_ref_count_queue(cl_command_queue q, cl_uint want) {
+  cl_uint n = ref_count_queue(q);
+  for (int i = 0; i < 2000 && n != want; i++) {
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+    n = ref_count_queue(q);
+  }
+  return n;
+}
+
 /* A plain OpenCL context and queue, made as an application would. */
 static void make_own_queue(cl_device_id dev, cl_command_queue_properties props, cl_context *cc,
                            cl_command_queue *q) {
@@ -330,7 +346,7 @@ T_TEST(context_with_caller_queue) {
   /* What it retained is released, and no more. Buffers, programs and
    * kernels retain their cl_context, so the context count also shows that
    * the scratch memory and the compiled programs are gone. */
-  ASSERT_EQ_U64(ref_count_queue(q), q_refs);
+  ASSERT_EQ_U64(settled_ref_count_queue(q, q_refs), q_refs);
   ASSERT_EQ_U64(ref_count_context(cc), c_refs);
 
   /* Our queue still works. */
