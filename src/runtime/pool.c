@@ -72,6 +72,7 @@ void clsort__host_settings_from_env(clsort_context *ctx) {
   ctx->staging_slots = 6;
   ctx->staging_off = false;
   ctx->staging_force = false;
+  ctx->plain_copy = clsort__env_flag("CLSORT_PLAIN_COPY");
   static const char *const name = "CLSORT_STAGING";
   unsigned got = clsort__env_fields(name, f, 3);
   if (got >= 1 && f[0] == 0) {

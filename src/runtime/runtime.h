@@ -201,6 +201,7 @@ struct clsort_context {
   unsigned staging_slots;
   bool staging_off;   /* CLSORT_STAGING=0 */
   bool staging_force; /* CLSORT_STAGING=KIB:SLOTS:1: stage on CPU devices too (tests) */
+  bool plain_copy;    /* CLSORT_PLAIN_COPY=1: staging copies by memcpy (bench/ compares) */
   clsort_progress_callback progress;
   void *progress_user;
 

@@ -138,7 +138,7 @@ typedef struct slot_copy {
   size_t at[MAX_RUNS], bytes[MAX_RUNS]; /* position in the slot, length */
   unsigned count;
   size_t total;
-  bool plain; /* CLSORT_PLAIN_COPY=1: memcpy, for bench/ to compare */
+  bool plain; /* the context's plain_copy */
 } slot_copy;
 
 static void memcpy_plain(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
@@ -155,7 +155,7 @@ static void copy_share(void *arg, unsigned t, unsigned threads) {
 }
 
 static void run_copies(clsort_context *ctx, slot_copy *c) {
-  c->plain = clsort__env_flag("CLSORT_PLAIN_COPY");
+  c->plain = ctx->plain_copy;
   unsigned threads = (unsigned)clsort__min(clsort__host_thread_count(ctx),
                                            clsort__max(1, c->total / BYTES_PER_THREAD));
   clsort__parallel(ctx, threads, copy_share, c);

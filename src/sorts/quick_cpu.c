@@ -11,7 +11,6 @@
  * back, one round trip a level: the device is the host's own cores. */
 #include "sorts/sorts.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,15 +77,10 @@ typedef struct plan {
 } plan;
 
 static clsort_status get_kernels(clsort_context *ctx, plan *p) {
-  const clsort__sort_job *job = p->job;
-  size_t key_size = clsort_type_size(job->type), vs = job->value_size;
-  char options[128];
-  snprintf(options, sizeof options, "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s",
-           key_size == 8 ? "ulong" : "uint", key_size * 8, vs ? 1 : 0, vs == 8 ? "ulong" : "uint");
-  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &quick_cpu_spec, options, "qcpu_count", &p->count));
+  FORWARD_IF_ERROR(clsort__cpu_sort_kernel(ctx, &quick_cpu_spec, p->job, "qcpu_count", &p->count));
   FORWARD_IF_ERROR(
-      clsort__get_kernel(ctx, &quick_cpu_spec, options, "qcpu_scatter", &p->scatter));
-  return clsort__get_kernel(ctx, &quick_cpu_spec, options, "qcpu_leaves", &p->leaves);
+      clsort__cpu_sort_kernel(ctx, &quick_cpu_spec, p->job, "qcpu_scatter", &p->scatter));
+  return clsort__cpu_sort_kernel(ctx, &quick_cpu_spec, p->job, "qcpu_leaves", &p->leaves);
 }
 
 /* Capacities from n, buffers, host arrays. Active segments are longer
