@@ -63,33 +63,43 @@ clsort__block_shape clsort__block_shape_for(const clsort_context *ctx, size_t el
   return b;
 }
 
+/* The merge program's kernel `name` for the pass shape s; segmented:
+ * merge.cl's variant for the segmented sort, which needs no block sort. */
 static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *job, merge_shape s,
-                                  const char *name, cl_kernel *out) {
+                                  bool segmented, const char *name, cl_kernel *out) {
   size_t key_size = clsort_type_size(job->type);
   char options[256], block[64] = "";
   /* The block sort's shape depends only on the element size: one program
    * per key and value type serves the sort and clsort_merge. CPU shapes
    * leave it out. */
-  if (!ctx->tuning.cpu_shape) {
+  if (!ctx->tuning.cpu_shape && !segmented) {
     clsort__block_shape b = clsort__block_shape_for(ctx, key_size + job->value_size);
     snprintf(block, sizeof block, " -DBS_WG=%u -DBS_ITEMS=%u", b.wg, b.items);
   }
   snprintf(options, sizeof options,
-           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u%s",
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u "
+           "-DMG_SEGMENTED=%d%s",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", s.wg, s.items, block);
+           job->value_size == 8 ? "ulong" : "uint", s.wg, s.items, segmented ? 1 : 0, block);
   return clsort__get_kernel(ctx, &merge_spec, options, name, out);
 }
 
-/* The two kernels of a merge pass. */
-typedef struct merge_kernels {
-  cl_kernel partition, merge;
-} merge_kernels;
+clsort_status clsort__merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
+                                        size_t run, bool segmented, clsort__merge_kernels *k) {
+  merge_shape s = shape_for(ctx, clsort_type_size(job->type), run);
+  k->wg = s.wg;
+  k->tile = (size_t)s.wg * s.items;
+  k->probes = clsort__min(s.wg, 32); /* merge.cl's MP_WG */
+  FORWARD_IF_ERROR(merge_kernel(ctx, job, s, segmented, "merge_partition", &k->partition));
+  return merge_kernel(ctx, job, s, segmented, "merge_pass", &k->merge);
+}
 
-static clsort_status merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
-                                       merge_shape s, merge_kernels *k) {
-  FORWARD_IF_ERROR(merge_kernel(ctx, job, s, "merge_partition", &k->partition));
-  return merge_kernel(ctx, job, s, "merge_pass", &k->merge);
+cl_uint clsort__merge_rounds(const clsort__merge_kernels *k, size_t longest) {
+  /* Each round divides the bracket (at most longest + 1 candidates) by the
+   * probes + 1. */
+  cl_uint rounds = 0;
+  for (size_t reach = 1; reach <= longest; reach *= k->probes + 1) rounds++;
+  return rounds;
 }
 
 /* Where one merge pass reads and writes (merge.cl's merge_pass arguments). */
@@ -101,28 +111,23 @@ typedef struct merge_io {
 
 /* One merge pass over n outputs: every tile's co-rank into the
  * partitions buffer, then the merge. */
-static clsort_status merge_pass(clsort_context *ctx, const clsort__sort_job *job, merge_shape s,
-                                const merge_kernels *k, const merge_io *io) {
-  cl_ulong n64 = job->n, groups = clsort__div_up(job->n, (size_t)s.wg * s.items);
+static clsort_status merge_pass(clsort_context *ctx, const clsort__sort_job *job,
+                                const clsort__merge_kernels *k, const merge_io *io) {
+  cl_ulong n64 = job->n, groups = clsort__div_up(job->n, k->tile);
   int kind = clsort__key_kind(job->type), desc = job->descending;
   cl_mem parts;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX2, groups * sizeof(cl_ulong), &parts));
-  /* A group of (at most) 32 probes per tile (merge.cl's MP_WG), and the
-   * rounds that shrink the longest bracket (at most min(left, n) + 1
-   * candidates) to one: each divides it by the probes + 1. */
-  size_t pwg = clsort__min(s.wg, 32);
-  cl_uint rounds = 0;
-  for (size_t reach = 1; reach <= clsort__min((size_t)io->left, job->n); reach *= pwg + 1) rounds++;
+  cl_uint rounds = clsort__merge_rounds(k, clsort__min((size_t)io->left, job->n));
   clsort__arg pargs[] = {ARG(io->ka),   ARG(io->kb),    ARG(parts),   ARG(n64),
                          ARG(io->run),  ARG(io->left),  ARG(io->b_first), ARG(io->b_apart),
                          ARG(kind),     ARG(desc),      ARG(rounds)};
-  FORWARD_IF_ERROR(
-      clsort__launch(ctx, k->partition, (size_t)groups * pwg, pwg, 11, pargs, 0, NULL, NULL));
+  FORWARD_IF_ERROR(clsort__launch(ctx, k->partition, (size_t)groups * k->probes, k->probes, 11,
+                                  pargs, 0, NULL, NULL));
   clsort__arg args[] = {ARG(io->ka),   ARG(io->kb),      ARG(io->ko),    ARG(io->va),
                         ARG(io->vb),   ARG(io->vo),      ARG(parts),     ARG(n64),
                         ARG(io->run),  ARG(io->left),    ARG(io->b_first), ARG(io->b_apart),
                         ARG(kind),     ARG(desc),        ARG(io->write_keys)};
-  return clsort__launch(ctx, k->merge, (size_t)groups * s.wg, s.wg, 15, args, 0, NULL, NULL);
+  return clsort__launch(ctx, k->merge, (size_t)groups * k->wg, k->wg, 15, args, 0, NULL, NULL);
 }
 
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job) {
@@ -146,12 +151,12 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
   merge_shape ms = shape_for(ctx, key_size, run);
 
   cl_kernel sort_tiles;
-  merge_kernels mk;
+  clsort__merge_kernels mk;
   if (bitonic_runs)
     FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &tile_job, BITONIC_SORT_TILES, &sort_tiles));
   else
-    FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, "merge_sort_tiles", &sort_tiles));
-  if (passes) FORWARD_IF_ERROR(merge_kernels_for(ctx, job, ms, &mk));
+    FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, false, "merge_sort_tiles", &sort_tiles));
+  if (passes) FORWARD_IF_ERROR(clsort__merge_kernels_for(ctx, job, run, false, &mk));
 
   /* Buffers: pass i (0 is the run formation) writes K[(passes - i) % 2],
    * so that the last lands in the output. An argsort's keys end in
@@ -184,7 +189,7 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
     io.b_first = 0;
     io.b_apart = 0;
     io.write_keys = job->keys_out != NULL || p + 1 < passes;
-    FORWARD_IF_ERROR(merge_pass(ctx, job, ms, &mk, &io));
+    FORWARD_IF_ERROR(merge_pass(ctx, job, &mk, &io));
   }
   return CLSORT_SUCCESS;
 }
@@ -192,7 +197,7 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
 clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,
                                 cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
                                 size_t nb) {
-  size_t n = na + nb, key_size = clsort_type_size(job->type), vs = job->value_size;
+  size_t n = na + nb, vs = job->value_size;
   if (n == 0) return CLSORT_SUCCESS;
   /* One pair: a run (a power of two) that holds all n outputs, so that
    * every group's pair starts at 0; its left run is all of A. At least
@@ -200,9 +205,8 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
    * kernel variant are the same for every n. */
   size_t run = (size_t)1 << 16;
   while (run < n) run *= 2;
-  merge_shape ms = shape_for(ctx, key_size, run);
-  merge_kernels mk;
-  FORWARD_IF_ERROR(merge_kernels_for(ctx, job, ms, &mk));
+  clsort__merge_kernels mk;
+  FORWARD_IF_ERROR(clsort__merge_kernels_for(ctx, job, run, false, &mk));
   /* An empty side may come as NULL; the kernel never reads it. */
   merge_io io;
   io.ka = a ? a : b;
@@ -216,5 +220,5 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
   io.b_first = b_first;
   io.b_apart = 1;
   io.write_keys = 1;
-  return merge_pass(ctx, job, ms, &mk, &io);
+  return merge_pass(ctx, job, &mk, &io);
 }

@@ -60,6 +60,21 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
                                 cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
                                 size_t nb);
 
+/* The kernels of a merge pass (merge_sort.c, merge.cl) for sorted runs of
+ * `run` keys and longer: merge_partition (`probes` work-items per tile)
+ * finds every tile's co-rank, merge_pass (wg work-items) merges a tile of
+ * `tile` outputs. segmented: merge.cl's variant for the segmented sort's
+ * long segments (segment_merge.c). */
+typedef struct clsort__merge_kernels {
+  cl_kernel partition, merge;
+  size_t wg, tile, probes;
+} clsort__merge_kernels;
+clsort_status clsort__merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
+                                        size_t run, bool segmented, clsort__merge_kernels *k);
+/* The rounds of merge_partition that narrow a bracket of up to longest + 1
+ * candidates to one. */
+cl_uint clsort__merge_rounds(const clsort__merge_kernels *k, size_t longest);
+
 /* The block sort's shape (merge_sort.c, block_sort.cl): work-items per
  * group and keys per work-item for elements of `element` bytes in local
  * memory (key, value and any per-key extra); the tile is wg * items. */
@@ -107,10 +122,10 @@ clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *jo
  * scratch and copies the segment list (blocking); clsort__long_merge_run
  * enqueues the passes. */
 typedef struct clsort__long_merge {
-  cl_kernel kernel;
-  cl_mem list, keys2, vals2;
-  size_t groups, tile; /* groups: 0 when no segment needs merging */
-  cl_uint passes;
+  clsort__merge_kernels kernels;
+  cl_mem list, parts, keys2, vals2; /* the segments, every group's co-rank, scratch */
+  size_t groups, tile;       /* groups: 0 when no segment needs merging */
+  cl_uint passes, rounds;
   cl_uint active[64];   /* per pass: the segments it merges (a prefix) */
   size_t groups_at[64]; /* and its groups */
 } clsort__long_merge;
