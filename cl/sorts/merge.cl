@@ -159,14 +159,46 @@ inline mg_pair segment_pair(ulong g, const global ulong *segs, uint count, uint 
 #define MG_PAIR_OF(g) sort_pair(g, n, run, left, b_first, b_apart)
 #endif
 
-/* Work-items per merge_partition group: the probes of its search. */
+#ifndef MP_SEARCH
+#define MP_SEARCH 0
+#endif
+/* Work-items per merge_partition group: the probes of one tile's search,
+ * or (MP_SEARCH) the tiles of 64 binary searches. */
+#if MP_SEARCH
+#define MP_WG (MG_WG < 64 ? MG_WG : 64)
+#else
 #define MP_WG (MG_WG < 32 ? MG_WG : 32)
+#endif
 #if MP_WG > 1
 #define MP_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #else
 #define MP_BARRIER() ((void)0)
 #endif
 
+#if MP_SEARCH
+/* partitions[g] = the co-rank of the first output of merge_pass's group g
+ * (g < groups), by a binary search of one work-item per tile: no barrier,
+ * no local memory, two loads per step. The probes below touch a 32-byte
+ * sector of memory per load, and 32 probes per tile over 4-5 rounds
+ * moved more bytes than the merge pass's tenth (H100, 2^26 keys: 40 us
+ * against a pass of 277). */
+__kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition(
+    const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions,
+    MG_WHERE_ARGS, int kind, int desc, uint rounds, ulong groups) {
+  const ulong g = get_global_id(0);
+  if (g >= groups) return;
+  const mg_pair q = MG_PAIR_OF(g);
+  ulong lo = q.d0 > q.nb ? q.d0 - q.nb : 0, hi = min(q.d0, q.na);
+  while (lo < hi) {
+    const ulong mid = (lo + hi) / 2;
+    if (before_diagonal(keys_in, keys_b, q.a, q.b, mid, q.d0, kind, desc))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  partitions[g] = lo;
+}
+#else
 /* partitions[g] = the co-rank of the first output of merge_pass's group g:
  * how many of the pair's first d0 outputs come from A. Group g (MP_WG
  * work-items) searches for it: [lo, hi] brackets it; every round each
@@ -179,7 +211,7 @@ inline mg_pair segment_pair(ulong g, const global ulong *segs, uint count, uint 
  * compiler aborts on the loop with a break that was here). */
 __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition(
     const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions,
-    MG_WHERE_ARGS, int kind, int desc, uint rounds) {
+    MG_WHERE_ARGS, int kind, int desc, uint rounds, ulong groups) {
   local ulong bounds[2];
   local uchar votes[MP_WG];
   const uint lid = get_local_id(0);
@@ -206,6 +238,7 @@ __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition
   }
   if (lid == 0) partitions[g] = bounds[0];
 }
+#endif
 
 /* Merges the pairs of sorted runs of keys_in into keys_out (and their
  * values from vals_in into vals_out); argsort's last pass passes

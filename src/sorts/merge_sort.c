@@ -17,6 +17,7 @@ static const clsort__program_spec merge_spec = {"merge", merge_files};
 /* The merge pass shape: work-items per group and outputs per work-item. */
 typedef struct merge_shape {
   unsigned wg, items;
+  bool search; /* co-ranks by a binary search per work-item (merge.cl's MP_SEARCH) */
 } merge_shape;
 
 /* GPUs: 16 outputs per work-item for 4-byte keys, 8 for 8-byte ones (a
@@ -29,6 +30,8 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
   merge_shape s;
   s.wg = ctx->tuning.wg_size;
   s.items = s.wg == 1 ? 2048 : key_size == 4 ? 16 : 8;
+  const char *part = getenv("CLSORT_MERGE_PARTITION");
+  s.search = part && strcmp(part, "search") == 0;
   static const char *const name = "CLSORT_MERGE";
   unsigned f[2] = {0, 0};
   if (clsort__env_fields(name, f, 2) == 2 &&
@@ -78,9 +81,10 @@ static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *j
   }
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u "
-           "-DMG_SEGMENTED=%d%s",
+           "-DMG_SEGMENTED=%d -DMP_SEARCH=%d%s",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", s.wg, s.items, segmented ? 1 : 0, block);
+           job->value_size == 8 ? "ulong" : "uint", s.wg, s.items, segmented ? 1 : 0,
+           s.search ? 1 : 0, block);
   return clsort__get_kernel(ctx, &merge_spec, options, name, out);
 }
 
@@ -89,9 +93,14 @@ clsort_status clsort__merge_kernels_for(clsort_context *ctx, const clsort__sort_
   merge_shape s = shape_for(ctx, clsort_type_size(job->type), run);
   k->wg = s.wg;
   k->tile = (size_t)s.wg * s.items;
-  k->probes = clsort__min(s.wg, 32); /* merge.cl's MP_WG */
+  k->search = s.search;
+  k->probes = clsort__min(s.wg, s.search ? 64 : 32); /* merge.cl's MP_WG */
   FORWARD_IF_ERROR(merge_kernel(ctx, job, s, segmented, "merge_partition", &k->partition));
   return merge_kernel(ctx, job, s, segmented, "merge_pass", &k->merge);
+}
+
+size_t clsort__merge_partition_items(const clsort__merge_kernels *k, size_t groups) {
+  return k->search ? clsort__div_up(groups, k->probes) * k->probes : groups * k->probes;
 }
 
 cl_uint clsort__merge_rounds(const clsort__merge_kernels *k, size_t longest) {
@@ -120,9 +129,9 @@ static clsort_status merge_pass(clsort_context *ctx, const clsort__sort_job *job
   cl_uint rounds = clsort__merge_rounds(k, clsort__min((size_t)io->left, job->n));
   clsort__arg pargs[] = {ARG(io->ka),   ARG(io->kb),    ARG(parts),   ARG(n64),
                          ARG(io->run),  ARG(io->left),  ARG(io->b_first), ARG(io->b_apart),
-                         ARG(kind),     ARG(desc),      ARG(rounds)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, k->partition, (size_t)groups * k->probes, k->probes, 11,
-                                  pargs, 0, NULL, NULL));
+                         ARG(kind),     ARG(desc),      ARG(rounds),  ARG(groups)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, k->partition, clsort__merge_partition_items(k, groups),
+                                  k->probes, 12, pargs, 0, NULL, NULL));
   clsort__arg args[] = {ARG(io->ka),   ARG(io->kb),      ARG(io->ko),    ARG(io->va),
                         ARG(io->vb),   ARG(io->vo),      ARG(parts),     ARG(n64),
                         ARG(io->run),  ARG(io->left),    ARG(io->b_first), ARG(io->b_apart),

@@ -125,17 +125,18 @@ clsort_status clsort__long_merge_run(clsort_context *ctx, const clsort__sort_job
   cl_ulong tile = m->tile;
   for (cl_uint p = 0; p < m->passes; p++) {
     cl_mem ki = K[p % 2], ko = K[1 - p % 2], vi = V[p % 2], vo = V[1 - p % 2];
-    size_t groups = m->groups_at[p];
+    cl_ulong groups = m->groups_at[p];
     clsort__arg pargs[] = {ARG(ki),   ARG(ki),   ARG(m->parts), ARG(m->list), ARG(m->active[p]),
-                           ARG(p),    ARG(tile), ARG(kind),     ARG(desc),    ARG(m->rounds)};
-    FORWARD_IF_ERROR(clsort__launch(ctx, k->partition, groups * k->probes, k->probes, 10, pargs,
-                                    0, NULL, NULL));
+                           ARG(p),    ARG(tile), ARG(kind),     ARG(desc),    ARG(m->rounds),
+                           ARG(groups)};
+    FORWARD_IF_ERROR(clsort__launch(ctx, k->partition, clsort__merge_partition_items(k, groups),
+                                    k->probes, 11, pargs, 0, NULL, NULL));
     clsort__arg args[] = {ARG(ki),   ARG(ki),        ARG(ko),      ARG(vi),
                           ARG(vi),   ARG(vo),        ARG(m->parts), ARG(m->list),
                           ARG(m->active[p]), ARG(p), ARG(tile),    ARG(kind),
                           ARG(desc), ARG(write_keys)};
     FORWARD_IF_ERROR(
-        clsort__launch(ctx, k->merge, groups * k->wg, k->wg, 14, args, 0, NULL, NULL));
+        clsort__launch(ctx, k->merge, (size_t)groups * k->wg, k->wg, 14, args, 0, NULL, NULL));
   }
   return CLSORT_SUCCESS;
 }

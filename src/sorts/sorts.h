@@ -68,9 +68,12 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
 typedef struct clsort__merge_kernels {
   cl_kernel partition, merge;
   size_t wg, tile, probes;
+  bool search; /* merge_partition: one binary search per work-item, `probes` per group */
 } clsort__merge_kernels;
 clsort_status clsort__merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
                                         size_t run, bool segmented, clsort__merge_kernels *k);
+/* The work-items of merge_partition's launch for `groups` tiles. */
+size_t clsort__merge_partition_items(const clsort__merge_kernels *k, size_t groups);
 /* The rounds of merge_partition that narrow a bracket of up to longest + 1
  * candidates to one. */
 cl_uint clsort__merge_rounds(const clsort__merge_kernels *k, size_t longest);
