@@ -41,6 +41,21 @@
 #ifndef MG_SEGMENTED
 #define MG_SEGMENTED 0
 #endif
+/* MG_REGS (GPUs): each work-item keeps its merged keys in registers and
+ * writes them back over the tile's input keys, swizzled (MG_SWZ), so
+ * that the stores read them without the source positions; the positions
+ * are kept only to gather values. Without it, the keys are gathered
+ * through the positions, a random read of local memory per key. */
+#if !defined(MG_REGS) || MG_WG == 1
+#undef MG_REGS
+#define MG_REGS 0
+#endif
+/* A slot of `in` for output t when MG_REGS: consecutive slots in one
+ * 128-byte row of banks permuted by the row's number, so that both the
+ * blocked writes (MG_ITEMS apart) and the striped reads hit distinct
+ * banks. */
+#define MG_ROW (128 / (KEY_BITS / 8))
+#define MG_SWZ(t) ((t) ^ (((t) / MG_ROW) & (MG_ROW - 1)))
 
 #define MG_TILE (MG_WG * MG_ITEMS)
 /* A barrier of the merge groups (none for one work-item, the CPU shape:
@@ -257,7 +272,9 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     const global VALUE_T *vals_in, const global VALUE_T *vals_b, global VALUE_T *vals_out,
     const global ulong *partitions, MG_WHERE_ARGS, int kind, int desc, int write_keys) {
   local KEY_T in[MG_TILE];           /* the tile's A keys, then its B keys */
+#if !MG_REGS || HAS_VALUES
   local uint src[PADDED(MG_TILE)];   /* output slot -> position in `in` */
+#endif
   const uint lid = get_local_id(0);
   const ulong g = get_group_id(0);
   const mg_pair q = MG_PAIR_OF(g);
@@ -309,6 +326,24 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     }
     uint i = lo, j = dt - lo;
     KEY_T ka = i < nat ? in[i] : 0, kb = j < nbt ? in[nat + j] : 0;
+#if MG_REGS
+    KEY_T merged[MG_ITEMS];
+    UNROLL_FULL for (uint k = 0; k < MG_ITEMS; k++) {
+      bool take_a = j >= nbt || (i < nat && ka <= kb);
+      merged[k] = take_a ? ka : kb;
+      IF_MG_VALUES(if (dt + k < len) src[PAD(dt + k)] = take_a ? i : nat + j;)
+      if (take_a) {
+        i++;
+        ka = i < nat ? in[i] : 0;
+      } else {
+        j++;
+        kb = j < nbt ? in[nat + j] : 0;
+      }
+    }
+    MG_BARRIER(); /* every work-item has read its inputs from `in` */
+    UNROLL_FULL for (uint k = 0; k < MG_ITEMS; k++)
+      if (dt + k < len) in[MG_SWZ(dt + k)] = merged[k];
+#else
     UNROLL for (uint k = 0; k < MG_ITEMS; k++) {
       if (dt + k < len) {
         bool take_a = j >= nbt || (i < nat && ka <= kb);
@@ -322,8 +357,22 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
         }
       }
     }
+#endif
   }
   MG_BARRIER();
+/* The key bits of output t of the tile, and (values) the position in the
+ * tile's inputs it came from. */
+#if MG_REGS
+#define MG_OUT_BITS(t, s) in[MG_SWZ(t)]
+#else
+#define MG_OUT_BITS(t, s) in[s]
+#endif
+/* Reads of the source positions, which MG_REGS needs only for values. */
+#if !MG_REGS || HAS_VALUES
+#define MG_SRC(...) __VA_ARGS__
+#else
+#define MG_SRC(...)
+#endif
 
   /* Striped stores: 16-byte vectors over whole vectors (the tile starts
    * on one), scalars for the tail; a segment's tile may start anywhere,
@@ -340,8 +389,8 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     IF_MG_VALUES(VALUE_T w[MG_ITEMS];)
     UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
       const uint t = j * MG_WG + lid;
-      const uint s = t < len ? src[PAD(t)] : 0;
-      k[j] = bits_to_key(in[s], kind, desc);
+      MG_SRC(const uint s = t < len ? src[PAD(t)] : 0;)
+      k[j] = bits_to_key(MG_OUT_BITS(t < len ? t : 0, s), kind, desc);
       IF_MG_VALUES(w[j] = t >= len ? 0 : s < nat ? vals_in[a_at + s] : vals_b[b_at + s];)
     }
     UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
@@ -362,8 +411,8 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     UNROLL_FULL for (uint j = 0; j < MG_ITEMS / MG_V; j++) {
       UNROLL_FULL for (uint l = 0; l < MG_V; l++) {
         const uint t = (j * MG_WG + lid) * MG_V + l;
-        const uint s = t < len ? src[PAD(t)] : 0;
-        k[j * MG_V + l] = bits_to_key(in[s], kind, desc);
+        MG_SRC(const uint s = t < len ? src[PAD(t)] : 0;)
+        k[j * MG_V + l] = bits_to_key(MG_OUT_BITS(t < len ? t : 0, s), kind, desc);
         IF_MG_VALUES(w[j * MG_V + l] =
                          t >= len ? 0 : s < nat ? vals_in[a_at + s] : vals_b[b_at + s];)
       }
@@ -402,8 +451,8 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
   for (uint t0 = stored; t0 < len; t0 += MG_WG) {
     const uint t = t0 + lid;
     if (t >= len) continue;
-    uint s = src[PAD(t)];
-    if (write_keys) keys_out[out_begin + t] = bits_to_key(in[s], kind, desc);
+    MG_SRC(uint s = src[PAD(t)];)
+    if (write_keys) keys_out[out_begin + t] = bits_to_key(MG_OUT_BITS(t, s), kind, desc);
 #if HAS_VALUES
     vals_out[out_begin + t] = s < nat ? vals_in[a_at + s] : vals_b[b_at + s];
 #endif

@@ -18,6 +18,7 @@ static const clsort__program_spec merge_spec = {"merge", merge_files};
 typedef struct merge_shape {
   unsigned wg, items;
   bool search; /* co-ranks by a binary search per work-item (merge.cl's MP_SEARCH) */
+  bool regs;   /* merged keys kept in registers (merge.cl's MG_REGS) */
 } merge_shape;
 
 /* GPUs: 16 outputs per work-item for 4-byte keys, 8 for 8-byte ones (a
@@ -32,6 +33,8 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
   s.items = s.wg == 1 ? 2048 : key_size == 4 ? 16 : 8;
   const char *part = getenv("CLSORT_MERGE_PARTITION");
   s.search = part && strcmp(part, "search") == 0;
+  const char *keys = getenv("CLSORT_MERGE_KEYS");
+  s.regs = keys && strcmp(keys, "registers") == 0;
   static const char *const name = "CLSORT_MERGE";
   unsigned f[2] = {0, 0};
   if (clsort__env_fields(name, f, 2) == 2 &&
@@ -81,10 +84,10 @@ static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *j
   }
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u "
-           "-DMG_SEGMENTED=%d -DMP_SEARCH=%d%s",
+           "-DMG_SEGMENTED=%d -DMP_SEARCH=%d -DMG_REGS=%d%s",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
            job->value_size == 8 ? "ulong" : "uint", s.wg, s.items, segmented ? 1 : 0,
-           s.search ? 1 : 0, block);
+           s.search ? 1 : 0, s.regs ? 1 : 0, block);
   return clsort__get_kernel(ctx, &merge_spec, options, name, out);
 }
 
