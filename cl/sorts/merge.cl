@@ -174,46 +174,16 @@ inline mg_pair segment_pair(ulong g, const global ulong *segs, uint count, uint 
 #define MG_PAIR_OF(g) sort_pair(g, n, run, left, b_first, b_apart)
 #endif
 
-#ifndef MP_SEARCH
-#define MP_SEARCH 0
-#endif
-/* Work-items per merge_partition group: the probes of one tile's search,
- * or (MP_SEARCH) the tiles of 64 binary searches. */
-#if MP_SEARCH
-#define MP_WG (MG_WG < 64 ? MG_WG : 64)
-#else
+/* Group sizes of the two co-rank kernels: merge_partition's probes of
+ * one tile, and merge_partition_search's tiles. */
 #define MP_WG (MG_WG < 32 ? MG_WG : 32)
-#endif
+#define MS_WG (MG_WG < 64 ? MG_WG : 64)
 #if MP_WG > 1
 #define MP_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #else
 #define MP_BARRIER() ((void)0)
 #endif
 
-#if MP_SEARCH
-/* partitions[g] = the co-rank of the first output of merge_pass's group g
- * (g < groups), by a binary search of one work-item per tile: no barrier,
- * no local memory, two loads per step. The probes below touch a 32-byte
- * sector of memory per load, and 32 probes per tile over 4-5 rounds
- * moved more bytes than the merge pass's tenth (H100, 2^26 keys: 40 us
- * against a pass of 277). */
-__kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition(
-    const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions,
-    MG_WHERE_ARGS, int kind, int desc, uint rounds, ulong groups) {
-  const ulong g = get_global_id(0);
-  if (g >= groups) return;
-  const mg_pair q = MG_PAIR_OF(g);
-  ulong lo = q.d0 > q.nb ? q.d0 - q.nb : 0, hi = min(q.d0, q.na);
-  while (lo < hi) {
-    const ulong mid = (lo + hi) / 2;
-    if (before_diagonal(keys_in, keys_b, q.a, q.b, mid, q.d0, kind, desc))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  partitions[g] = lo;
-}
-#else
 /* partitions[g] = the co-rank of the first output of merge_pass's group g:
  * how many of the pair's first d0 outputs come from A. Group g (MP_WG
  * work-items) searches for it: [lo, hi] brackets it; every round each
@@ -223,7 +193,8 @@ __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition
  * keys takes 5 rounds of dependent global loads, not 23. The host passes
  * `rounds`, enough for the longest bracket: a loop of the same trip count
  * for every work-item, with no exit in its body (PoCL 5's work-group
- * compiler aborts on the loop with a break that was here). */
+ * compiler aborts on the loop with a break that was here). `groups` is
+ * merge_partition_search's. */
 __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition(
     const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions,
     MG_WHERE_ARGS, int kind, int desc, uint rounds, ulong groups) {
@@ -253,7 +224,29 @@ __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition
   }
   if (lid == 0) partitions[g] = bounds[0];
 }
-#endif
+
+/* The same co-ranks (g < groups) by a binary search of one work-item per
+ * tile: no barrier, no local memory, two loads per step. Each probe above
+ * reads a 32-byte sector of its own, and with many tiles those sectors
+ * add up: on the H100 at 2^26 u32 keys the probes took 58 us a pass, the
+ * searches 29 (CLSORT_PROFILE, serialised), while with few tiles the
+ * searches' chains of dependent loads cost more than the probes. */
+__kernel __attribute__((reqd_work_group_size(MS_WG, 1, 1))) void merge_partition_search(
+    const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions,
+    MG_WHERE_ARGS, int kind, int desc, uint rounds, ulong groups) {
+  const ulong g = get_global_id(0);
+  if (g >= groups) return;
+  const mg_pair q = MG_PAIR_OF(g);
+  ulong lo = q.d0 > q.nb ? q.d0 - q.nb : 0, hi = min(q.d0, q.na);
+  while (lo < hi) {
+    const ulong mid = (lo + hi) / 2;
+    if (before_diagonal(keys_in, keys_b, q.a, q.b, mid, q.d0, kind, desc))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  partitions[g] = lo;
+}
 
 /* Merges the pairs of sorted runs of keys_in into keys_out (and their
  * values from vals_in into vals_out); argsort's last pass passes
@@ -270,7 +263,8 @@ __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition
 __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     const global KEY_T *keys_in, const global KEY_T *keys_b, global KEY_T *keys_out,
     const global VALUE_T *vals_in, const global VALUE_T *vals_b, global VALUE_T *vals_out,
-    const global ulong *partitions, MG_WHERE_ARGS, int kind, int desc, int write_keys) {
+    const global ulong *partitions, MG_WHERE_ARGS, int kind, int desc, int write_keys,
+    uint rounds) {
   local KEY_T in[MG_TILE];           /* the tile's A keys, then its B keys */
 #if !MG_REGS || HAS_VALUES
   local uint src[PADDED(MG_TILE)];   /* output slot -> position in `in` */
@@ -280,7 +274,38 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
   const mg_pair q = MG_PAIR_OF(g);
   const ulong a = q.a, b = q.b, na = q.na, nb = q.nb, d0 = q.d0, out_begin = q.out;
   const ulong d1 = min(d0 + MG_TILE, na + nb);
-  const ulong a0 = partitions[g], a1_found = d1 == na + nb ? na : partitions[g + 1];
+  /* The co-ranks of d0 and d1: from merge_partition's launch, or with
+   * `rounds` > 0 found here, half the group probing each bracket as
+   * merge_partition does (few tiles: a launch of its own costs more than
+   * the rounds; many: the group would hold its local memory through them
+   * all). Brackets lo0, hi0, lo1, hi1. */
+  local ulong br[4];
+  local uchar votes[MG_WG];
+  if (lid == 0) {
+    br[0] = rounds ? (d0 > nb ? d0 - nb : 0) : partitions[g];
+    br[1] = rounds ? min(d0, na) : br[0];
+    br[2] = d1 == na + nb ? na : rounds ? (d1 > nb ? d1 - nb : 0) : partitions[g + 1];
+    br[3] = d1 == na + nb ? na : rounds ? min(d1, na) : br[2];
+  }
+  MG_BARRIER();
+#if MG_WG > 1
+  {
+    const uint probes = MG_WG / 2, side = lid >= probes, h = lid - side * probes;
+    const ulong d = side ? d1 : d0;
+    for (uint r = 0; r < rounds; r++) {
+      const ulong lo = br[2 * side], hi = br[2 * side + 1];
+      const bool open = lo < hi;
+      const ulong p = lo + (h + 1) * (hi - lo) / (probes + 1);
+      const bool t = open && before_diagonal(keys_in, keys_b, a, b, p, d, kind, desc);
+      votes[lid] = t;
+      MG_BARRIER();
+      if (open && t && (h == probes - 1 || !votes[lid + 1])) br[2 * side] = p + 1;
+      if (open && !t && (h == 0 || votes[lid - 1])) br[2 * side + 1] = p;
+      MG_BARRIER();
+    }
+  }
+#endif
+  const ulong a0 = br[0], a1_found = br[2];
   /* Sorted runs give a1 - a0 in [0, d1 - d0]; clsort_merge's caller may
    * pass unsorted arrays, whose co-ranks need not be monotone: clamped,
    * every index stays in range (the order is then unspecified). */

@@ -74,7 +74,7 @@ clsort_status clsort__long_merge_prepare(clsort_context *ctx, const clsort__sort
    * when their parities differ, which copies it. Longest first, the
    * segments of pass p are a prefix of the list. */
   out->passes = segs[0].passes + segs[0].passes % 2;
-  out->rounds = clsort__merge_rounds(k, segs[0].len);
+  out->longest = segs[0].len;
   if (out->passes > 64) free(segs);
   RETURN_IF(out->passes > 64, CLSORT_ERROR_TOO_LARGE, "%u merge passes: at most 64",
             (unsigned)out->passes);
@@ -118,25 +118,15 @@ clsort_status clsort__long_merge_prepare(clsort_context *ctx, const clsort__sort
 clsort_status clsort__long_merge_run(clsort_context *ctx, const clsort__sort_job *job,
                                      const clsort__long_merge *m) {
   if (m->groups == 0) return CLSORT_SUCCESS;
-  const clsort__merge_kernels *k = &m->kernels;
   cl_mem K[2] = {job->keys_in, m->keys2};
   cl_mem V[2] = {job->value_size ? job->vals_in : job->keys_in, m->vals2};
-  int kind = clsort__key_kind(job->type), desc = job->descending, write_keys = 1;
   cl_ulong tile = m->tile;
   for (cl_uint p = 0; p < m->passes; p++) {
-    cl_mem ki = K[p % 2], ko = K[1 - p % 2], vi = V[p % 2], vo = V[1 - p % 2];
-    cl_ulong groups = m->groups_at[p];
-    clsort__arg pargs[] = {ARG(ki),   ARG(ki),   ARG(m->parts), ARG(m->list), ARG(m->active[p]),
-                           ARG(p),    ARG(tile), ARG(kind),     ARG(desc),    ARG(m->rounds),
-                           ARG(groups)};
-    FORWARD_IF_ERROR(clsort__launch(ctx, k->partition, clsort__merge_partition_items(k, groups),
-                                    k->probes, 11, pargs, 0, NULL, NULL));
-    clsort__arg args[] = {ARG(ki),   ARG(ki),        ARG(ko),      ARG(vi),
-                          ARG(vi),   ARG(vo),        ARG(m->parts), ARG(m->list),
-                          ARG(m->active[p]), ARG(p), ARG(tile),    ARG(kind),
-                          ARG(desc), ARG(write_keys)};
-    FORWARD_IF_ERROR(
-        clsort__launch(ctx, k->merge, (size_t)groups * k->wg, k->wg, 14, args, 0, NULL, NULL));
+    clsort__merge_io io = {K[p % 2], K[p % 2], K[1 - p % 2], V[p % 2], V[p % 2], V[1 - p % 2],
+                           m->parts, NULL, 4, clsort__key_kind(job->type), job->descending, 1};
+    clsort__arg where[] = {ARG(m->list), ARG(m->active[p]), ARG(p), ARG(tile)};
+    io.where = where;
+    FORWARD_IF_ERROR(clsort__merge_launch(ctx, &m->kernels, &io, m->groups_at[p], m->longest));
   }
   return CLSORT_SUCCESS;
 }
