@@ -113,14 +113,16 @@ static cl_uint rounds_for(size_t fan_out, size_t longest) {
 /* How a pass finds its tiles' co-ranks (merge.cl). */
 typedef enum corank_way { CORANK_FUSED, CORANK_PROBE, CORANK_SEARCH } corank_way;
 
-/* H100 (2026-11-26, u32 keys): at 2^26 the probes of merge_partition cost
- * 58 us a pass against 29 for the searches (the probes' sectors add up
- * over 16384 tiles), while at 2^20 the searches' chains of dependent
- * loads lost to the probes; with few tiles the search inside the merge
- * saves a launch. CLSORT_MERGE_PARTITION=fused|probe|search forces one
- * (fused needs groups of 2 or more). */
-#define FUSED_MAX 512
-#define SEARCH_MIN 2048
+/* H100 (2026-11-26, each way forced in one run, 2^20-2^26 keys): the
+ * searches won from 4096 tiles on (at 2^26 u32 keys the probes of
+ * merge_partition cost 58 us a pass against 29 for the searches: the
+ * probes' sectors add up over 16384 tiles); the probes won at 2048 (u32
+ * keys 2^23: 0.513 ms against 0.549); the search inside the merge won up
+ * to 1024 (2^22: 0.258 against 0.265), and saves a launch a pass.
+ * CLSORT_MERGE_PARTITION=fused|probe|search forces one (fused needs
+ * groups of 2 or more). */
+#define FUSED_MAX 1024
+#define SEARCH_MIN 4096
 static corank_way corank_way_for(const clsort__merge_kernels *k, size_t groups) {
   const char *force = getenv("CLSORT_MERGE_PARTITION");
   if (force && strcmp(force, "probe") == 0) return CORANK_PROBE;
