@@ -244,8 +244,8 @@ static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
     size_t merge_limit = force && strcmp(force, "packed-split") == 0 ? tile : MERGED;
     FORWARD_IF_ERROR(clsort__packed_prepare(ctx, job, offsets, num_segments,
                                             (size_t)facts->equal, merge_limit, &packed));
-    if (facts->longest > tile)
-      FORWARD_IF_ERROR(clsort__long_merge_prepare(ctx, job, offsets, num_segments, tile,
+    if (facts->longest > packed.runs)
+      FORWARD_IF_ERROR(clsort__long_merge_prepare(ctx, job, offsets, num_segments, packed.runs,
                                                   merge_limit, &merged));
     limit = merge_limit;
   } else {
@@ -258,7 +258,8 @@ static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
     FORWARD_IF_ERROR(sort_large(ctx, &stable, *job, offsets, num_segments, limit));
   if (path == PATH_PACKED) {
     FORWARD_IF_ERROR(clsort__packed_run(ctx, job, &packed));
-    return facts->longest > tile ? clsort__long_merge_run(ctx, job, &merged) : CLSORT_SUCCESS;
+    return facts->longest > packed.runs ? clsort__long_merge_run(ctx, job, &merged)
+                                         : CLSORT_SUCCESS;
   }
   clsort__sort_job small = *job;
   small.stable = job->value_size != 0;

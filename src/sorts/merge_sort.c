@@ -102,6 +102,16 @@ clsort_status clsort__merge_kernels_for(clsort_context *ctx, const clsort__sort_
   return merge_kernel(ctx, job, s, segmented, "merge_pass", &k->merge);
 }
 
+clsort_status clsort__merge_tiles_kernel(clsort_context *ctx, const clsort__sort_job *job,
+                                         cl_kernel *out, size_t *tile, unsigned *wg) {
+  clsort__block_shape b = clsort__block_shape_for(ctx, clsort_type_size(job->type) + job->value_size);
+  *tile = (size_t)b.wg * b.items;
+  *wg = b.wg;
+  /* The merge sort's own variant: the same options as its passes'. */
+  merge_shape s = shape_for(ctx, clsort_type_size(job->type), *tile);
+  return merge_kernel(ctx, job, s, false, "merge_sort_tiles", out);
+}
+
 /* The rounds that narrow a bracket of up to longest + 1 candidates to one
  * when each divides it by fan_out. */
 static cl_uint rounds_for(size_t fan_out, size_t longest) {

@@ -88,6 +88,14 @@ typedef struct clsort__merge_io {
 clsort_status clsort__merge_launch(clsort_context *ctx, const clsort__merge_kernels *k,
                                    const clsort__merge_io *io, size_t groups, size_t longest);
 
+/* The merge sort's run formation on GPUs (merge_sort.c; block_sort.cl's
+ * merge_sort_tiles, stable) for the job's key and value types: the
+ * kernel, its tile and its work-items per group. Its arguments: keys in
+ * and out, values in and out, n, key kind, descending, make_index; in
+ * place is safe (a group reads its whole tile before it writes). */
+clsort_status clsort__merge_tiles_kernel(clsort_context *ctx, const clsort__sort_job *job,
+                                         cl_kernel *out, size_t *tile, unsigned *wg);
+
 /* The block sort's shape (merge_sort.c, block_sort.cl): work-items per
  * group and keys per work-item for elements of `element` bytes in local
  * memory (key, value and any per-key extra); the tile is wg * items. */
@@ -116,6 +124,8 @@ typedef struct clsort__packed {
   cl_kernel kernel;
   cl_mem plan;  /* SLOT_SEGMENT_LIST */
   size_t tiles; /* 0: nothing to sort */
+  size_t runs;  /* the sorted runs that long segments are cut into (clsort__long_merge's tile) */
+  bool whole;   /* equal segments of whole merge sort tiles: its run formation, in place */
   unsigned wg;
   cl_uint seg_len, per_tile, end_log; /* equal segments (segment_sort_tiles) */
 } clsort__packed;
