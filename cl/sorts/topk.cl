@@ -6,16 +6,28 @@
  * the candidates, keeps only its keys (flags for the shared compact
  * primitive). The last step appends every key at or below the k-th.
  * Before all that, the sampled path (src/sorts/top_k_sample.c) tries to
- * find the candidates in one pass: topk_sample draws keys for the host to
- * pick thresholds from, and topk_filter keeps the keys between them.
+ * find the candidates in one pass with nothing read back on the way:
+ * topk_sample draws keys, topk_thresholds (one work-group) picks the
+ * thresholds from them, topk_filter keeps the keys between them, and
+ * topk_pad fills the candidates' buffer past them for a sort of its
+ * whole length.
  *
  * Needs common.cl, wg_scan.cl@u32 and keys.cl before it (KEY_T,
- * KEY_BITS). Only the histogram and the filter use local memory and
- * barriers (at their top level, with trip counts uniform over the group).
- * Work-group: WG_SIZE. The radix select's kernels walk elements [0, n):
- * one work-item per element in turn on GPUs (the grid strides over n), a
- * contiguous run per work-item in the CPU shape (WG_SIZE 1), where a
- * stride would defeat the cache. */
+ * KEY_BITS). Only the histogram, the thresholds and the filter use local
+ * memory and barriers (at their top level, with trip counts uniform over
+ * the group). Work-group: WG_SIZE. The radix select's kernels walk
+ * elements [0, n): one work-item per element in turn on GPUs (the grid
+ * strides over n), a contiguous run per work-item in the CPU shape
+ * (WG_SIZE 1), where a stride would defeat the cache. */
+
+/* The sampled path's control buffer, in 4-byte words (top_k_sample.c
+ * names the same offsets): the candidates counted, the keys counted below
+ * lo, the thresholds lo and hi (two KEY_T from byte 16), the sample (s
+ * KEY_T from byte 32). */
+#define TK_FOUND 0
+#define TK_BELOW 1
+#define TK_BOUNDS 4
+#define TK_SAMPLE 8
 
 #if WG_SIZE == 1
 #define TK_FOR(i, n)                                                         \
@@ -77,12 +89,14 @@ KERNEL void topk_append(__global const KEY_T *keys, ulong n, KEY_T threshold, in
   }
 }
 
-/* The sample of the sampled path: out[i] = the order bits of one key of
- * stratum i, [i * n / s, (i + 1) * n / s), at an offset a hash of i picks,
- * so that sorted input gives exact quantiles and a period in the input
- * cannot line up with the strata. s <= n, n < 2^32. */
+/* The sample of the sampled path: sample[i] = the order bits of one key
+ * of stratum i, [i * n / s, (i + 1) * n / s), at an offset a hash of i
+ * picks, so that sorted input gives exact quantiles and a period in the
+ * input cannot line up with the strata; into ctl from word TK_SAMPLE.
+ * s <= n, n < 2^32. */
 KERNEL void topk_sample(__global const KEY_T *keys, ulong n, uint s, int kind, int desc,
-                        __global KEY_T *out) {
+                        __global uint *ctl) {
+  __global KEY_T *out = (__global KEY_T *)(ctl + TK_SAMPLE);
   for (uint i = get_global_id(0); i < s; i += get_global_size(0)) {
     ulong first = (ulong)i * n / s, len = (ulong)(i + 1) * n / s - first;
     uint h = (i + 1u) * 0x9E3779B9u;
@@ -93,12 +107,101 @@ KERNEL void topk_sample(__global const KEY_T *keys, ulong n, uint s, int kind, i
   }
 }
 
+/* The digit of rank *r (0-based) among the sample keys that a histogram
+ * `hist` (256 buckets) counts, for the whole group: *r becomes the rank
+ * within that digit's bucket and the digit is or-ed into *prefix at
+ * `shift`. Each work-item owns 256 / WG_SIZE consecutive buckets (one,
+ * or none past 256); the group's exclusive scan of their sums tells
+ * whose bucket holds the rank. When *r is not below the total (a rank the
+ * caller does not want), nothing changes. Local: tmp (WG_SIZE uints) and
+ * two words `pick`. Ends with a barrier. */
+#define TK_OWN (WG_SIZE >= 256 ? 1 : 256 / WG_SIZE)
+inline void tk_pick_digit(__local const uint *hist, uint shift, uint *r, KEY_T *prefix,
+                          __local uint *tmp, volatile __local uint *pick) {
+  uint lid = get_local_id(0), first = lid * TK_OWN, mine = 0;
+  for (uint d = first; d < first + TK_OWN && d < 256; d++) mine += hist[d];
+  uint total, before = wg_exclusive_sum_u32(mine, &total, tmp);
+  for (uint d = first; d < first + TK_OWN && d < 256; d++) {
+    uint c = hist[d];
+    if (*r >= before && *r < before + c) {
+      pick[0] = d;
+      pick[1] = *r - before;
+    }
+    before += c;
+  }
+  WG_BARRIER();
+  if (*r < total) {
+    *prefix |= (KEY_T)pick[0] << shift;
+    *r = pick[1];
+  }
+  WG_BARRIER();
+}
+
+/* The sampled path's thresholds, picked on the device so that the host
+ * reads nothing before the filter runs. One work-group, WG_SIZE
+ * work-items. Of the s sample keys (ctl from TK_SAMPLE) it finds the one
+ * of rank hi_rank (hi; none when hi_rank >= s: hi = all ones) and the
+ * one of rank lo_rank (lo; none when lo_rank < 0 or lo_rank >=
+ * min(hi_rank, s): lo = 0), as the host's choice was: a radix select of
+ * both ranks at once, 8-bit digits from the top, one round per digit: the
+ * keys matching each rank's digits so far are counted into a histogram in
+ * local memory, and the bucket holding the rank is kept. force_zero
+ * (CLSORT_TOPK=low) sets both to 0. Writes lo and hi at TK_BOUNDS and
+ * zeroes the filter's counters. The sample is read from global memory
+ * once per round, TK_BATCH keys per work-item at a time so that their
+ * loads are in flight together (sm_90: a 16384-key sample in 64 loads per
+ * work-item). Local: 2 x 256 + WG_SIZE + 2 uints. Invariant of the
+ * rounds: the keys whose bits above `shift + 8` equal prefix_x number
+ * more than r_x, and those below that prefix are no longer counted. */
+#define TK_BATCH 16
+KERNEL void topk_thresholds(__global uint *ctl, uint s, int lo_rank, uint hi_rank,
+                            int force_zero) {
+  __local uint hist_hi[256], hist_lo[256], tmp[WG_SIZE];
+  volatile __local uint pick[2];
+  const __global KEY_T *sample = (const __global KEY_T *)(ctl + TK_SAMPLE);
+  uint lid = get_local_id(0);
+  bool want_hi = hi_rank < s;
+  bool want_lo = lo_rank >= 0 && (uint)lo_rank < min(hi_rank, s);
+  uint r_hi = want_hi ? hi_rank : UINT_MAX, r_lo = want_lo ? (uint)lo_rank : UINT_MAX;
+  KEY_T prefix_hi = 0, prefix_lo = 0, mask = 0;
+  for (int shift = KEY_BITS - 8; shift >= 0; shift -= 8) {
+    for (uint b = lid; b < 256; b += WG_SIZE) hist_hi[b] = hist_lo[b] = 0;
+    WG_BARRIER();
+    for (uint base = 0; base < s; base += WG_SIZE * TK_BATCH) {
+      KEY_T v[TK_BATCH];
+UNROLL
+      for (uint j = 0; j < TK_BATCH; j++) {
+        uint i = base + j * WG_SIZE + lid;
+        v[j] = i < s ? sample[i] : (KEY_T)0;
+      }
+      for (uint j = 0; j < TK_BATCH; j++) {
+        if (base + j * WG_SIZE + lid >= s) break;
+        uint d = key_digit(v[j], (uint)shift, 8);
+        if (want_hi && (v[j] & mask) == prefix_hi) atomic_inc(&hist_hi[d]);
+        if (want_lo && (v[j] & mask) == prefix_lo) atomic_inc(&hist_lo[d]);
+      }
+    }
+    WG_BARRIER();
+    tk_pick_digit(hist_hi, (uint)shift, &r_hi, &prefix_hi, tmp, pick);
+    tk_pick_digit(hist_lo, (uint)shift, &r_lo, &prefix_lo, tmp, pick);
+    mask |= (KEY_T)0xFF << shift;
+  }
+  if (lid == 0) {
+    __global KEY_T *bounds = (__global KEY_T *)(ctl + TK_BOUNDS);
+    bounds[0] = force_zero || !want_lo ? (KEY_T)0 : prefix_lo;
+    bounds[1] = force_zero ? (KEY_T)0 : want_hi ? prefix_hi : ~(KEY_T)0;
+    ctl[TK_FOUND] = 0;
+    ctl[TK_BELOW] = 0;
+  }
+}
+
 /* The sampled path's one pass: of the keys of chunk g, [g * chunk, g *
  * chunk + chunk) within [0, n), those whose order bits lie in [lo, hi]
- * are appended (with `positions` their input positions, 4-byte, or 8-byte
- * with wide) at slots that the counter ctl[0] hands out, in no particular
- * order; slots from `cap` on are counted but not written. ctl[1 + g] =
- * the chunk's keys below lo. n < 2^32.
+ * (ctl at TK_BOUNDS) are appended (with `positions` their input
+ * positions, 4-byte, or 8-byte with wide) at slots that the counter
+ * ctl[TK_FOUND] hands out, in no particular order; slots from `cap` on
+ * are counted but not written. ctl[TK_BELOW] += the chunk's keys below
+ * lo (one atomic per group). n < 2^32.
  * GPU shape: the group walks its chunk a tile (WG_SIZE * TK_ITEMS keys,
  * striped over the work-items) at a time, ranks the tile's candidates
  * with the work-group scan and takes their slots with one atomic per
@@ -113,11 +216,12 @@ KERNEL void topk_sample(__global const KEY_T *keys, ulong n, uint s, int kind, i
 #else
 #define TK_ITEMS ITEMS
 #endif
-KERNEL void topk_filter(__global const KEY_T *keys, ulong n, ulong chunk, KEY_T lo, KEY_T hi,
-                        int kind, int desc, uint cap, __global KEY_T *out_keys, int positions,
-                        int wide, __global uint *pos32, __global ulong *pos64,
-                        volatile __global uint *ctl) {
+KERNEL void topk_filter(__global const KEY_T *keys, ulong n, ulong chunk, int kind, int desc,
+                        uint cap, __global KEY_T *out_keys, int positions, int wide,
+                        __global uint *pos32, __global ulong *pos64, volatile __global uint *ctl) {
   ulong begin = get_group_id(0) * chunk, end = min(n, begin + chunk);
+  const __global KEY_T *bounds = (const __global KEY_T *)(ctl + TK_BOUNDS);
+  const KEY_T lo = bounds[0], hi = bounds[1];
   uint under = 0;
 #if WG_SIZE == 1
   /* A block at a time: one walk over its keys leaves a bit per key (a
@@ -143,7 +247,7 @@ KERNEL void topk_filter(__global const KEY_T *keys, ulong n, ulong chunk, KEY_T 
       found += popcount(m);
     }
     if (!found) continue;
-    uint at = atomic_add(&ctl[0], found);
+    uint at = atomic_add(&ctl[TK_FOUND], found);
     for (uint w = 0; w * 64 < len && at < cap; w++) {
       for (ulong m = bits[w]; m && at < cap; m &= m - 1, at++) {
         uint o = w * 64 + (63u - (uint)clz(m & (0ul - m)));
@@ -153,7 +257,7 @@ KERNEL void topk_filter(__global const KEY_T *keys, ulong n, ulong chunk, KEY_T 
       }
     }
   }
-  ctl[1 + get_group_id(0)] = under;
+  if (under) atomic_add(&ctl[TK_BELOW], under);
 #else
   __local uint tmp[WG_SIZE];
   __local uint tile_at;
@@ -180,7 +284,7 @@ UNROLL
       mine += c;
     }
     uint total, rank = wg_exclusive_sum_u32(mine, &total, tmp);
-    if (lid == 0 && total) tile_at = atomic_add(&ctl[0], total);
+    if (lid == 0 && total) tile_at = atomic_add(&ctl[TK_FOUND], total);
     WG_BARRIER();
     /* Read before the next tile's scan, whose barriers come before the
      * next write of tile_at. */
@@ -196,6 +300,26 @@ UNROLL
     }
   }
   uint group_under = wg_reduce_u32(under, 0, tmp);
-  if (lid == 0) ctl[1 + get_group_id(0)] = group_under;
+  if (lid == 0 && group_under) atomic_add(&ctl[TK_BELOW], group_under);
 #endif
+}
+
+/* After the filter: pads the candidates' buffer from the last candidate
+ * written, min(ctl[TK_FOUND], cap), up to `room`, with keys whose order
+ * bits are all ones (the last of any order) and, with `positions`,
+ * positions all ones (past any input position), so that two stable
+ * sorts of all `room` entries (by position, then by key) put every
+ * candidate before every pad: the host sorts the whole buffer without
+ * having read how many candidates there are. */
+KERNEL void topk_pad(volatile __global const uint *ctl, uint cap, uint room, int kind, int desc,
+                     __global KEY_T *out_keys, int positions, int wide, __global uint *pos32,
+                     __global ulong *pos64) {
+  uint from = min(ctl[TK_FOUND], cap);
+  KEY_T pad = bits_to_key(~(KEY_T)0, kind, desc);
+  TK_FOR(i, (ulong)room) {
+    if (i < from) continue;
+    out_keys[i] = pad;
+    if (positions && wide) pos64[i] = ~0ul;
+    if (positions && !wide) pos32[i] = ~0u;
+  }
 }

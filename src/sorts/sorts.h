@@ -228,21 +228,42 @@ clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const ch
  * `job` says, tries to find in one pass the keys whose order bits lie in
  * a bracket [lo, hi] that holds the ranks [first, last] of the sorted
  * order (first == 0: no lower threshold, lo = 0), with their input
- * positions as position_size-byte integers (0: none). found: the bracket
- * held; `keys` (and `positions`) then hold its `count` keys in no
- * particular order, `below` keys lie below lo, and hi is the upper
- * threshold. Not found (the path did not run, or a threshold missed, or
- * the candidates overflowed their buffer): the caller finds the ranks
- * otherwise. One blocking read of the sample and one of the counts. */
+ * positions as position_size-byte integers (0: none). The thresholds are
+ * picked on the device. With pad_to 0 the counts are read at once (one
+ * blocking read): found: the bracket held; `keys` (and `positions`) then
+ * hold its `count` keys in no particular order, `below` keys lie below
+ * lo, and hi is the upper threshold. Not found (the path did not run, or
+ * a threshold missed, or the candidates overflowed their buffer): the
+ * caller finds the ranks otherwise. With pad_to > 0 nothing is read:
+ * when the path ran, `pending` is set and the buffers hold `count` (at
+ * least pad_to) entries, the candidates and then pads whose order bits
+ * are all ones (hi) and positions all ones, which two stable sorts (by
+ * position, then by key) put after every candidate; clsort__sample_check
+ * then reads the counts and sets the fields as pad_to 0 does (the
+ * buffers keep their contents). */
 typedef struct clsort__sampled {
-  bool found;
+  bool found, pending;
   cl_mem keys, positions;
   size_t count, below;
   uint64_t hi;
+  /* For clsort__sample_check: the control buffer, the candidates'
+   * capacity, the ranks. */
+  cl_mem ctl;
+  size_t cap, first, last;
 } clsort__sampled;
 clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem keys, size_t n, size_t first, size_t last,
-                                        size_t position_size, clsort__sampled *out);
+                                        size_t position_size, size_t pad_to,
+                                        clsort__sampled *out);
+clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *job,
+                                   clsort__sampled *out);
+/* Whether top-k reads the sampled path's counts late (pad_to > 0): on
+ * GPU shapes; CLSORT_TOPK_CHECK=early|late forces either. */
+bool clsort__sample_reads_late(const clsort_context *ctx);
+/* An element-wise topk.cl kernel (TK_FOR) over n elements, launched with
+ * enough groups to fill the device. */
+clsort_status clsort__topk_launch_each(clsort_context *ctx, cl_kernel k, size_t n, cl_uint nargs,
+                                       const clsort__arg *args);
 /* Whether clsort_select tries the sampled path: in the CPU shape; on GPUs
  * only when CLSORT_TOPK asks for it (sampled) or for its misses. */
 bool clsort__select_samples(const clsort_context *ctx);

@@ -1,13 +1,29 @@
 /* top_k_sample.c: the sampled path of top-k and select, which finds their
  * candidates reading the keys once. A sample of the keys (topk_sample:
- * one per stratum of positions) comes back to the host, which picks from
- * it thresholds lo <= hi that, with high probability, bracket the ranks
- * asked for while few keys lie between them; one pass (topk_filter) then
- * appends the keys in [lo, hi] and counts those below lo. The counts
- * tell whether the bracket held: when it did not (too few keys at or
- * below hi, too many below lo, or more candidates than the buffer holds)
- * the caller runs the radix select instead, so results stay exact; only
- * the time of one pass is lost. */
+ * one per stratum of positions) gives thresholds lo <= hi that, with high
+ * probability, bracket the ranks asked for while few keys lie between
+ * them; one pass (topk_filter) then appends the keys in [lo, hi] and
+ * counts those below lo. The counts tell whether the bracket held: when
+ * it did not (too few keys at or below hi, too many below lo, or more
+ * candidates than the buffer holds) the caller runs the radix select
+ * instead, so results stay exact; only the time of one pass is lost.
+ *
+ * Nothing comes back to the host on the way. The host plans from n and
+ * the ranks alone (the sample size, the sample ranks of the thresholds,
+ * the buffer: make_plan); the device draws the sample, picks the
+ * thresholds from it (topk_thresholds, one work-group: a radix select of
+ * both sample ranks) into the control buffer, and the filter reads them
+ * there. On the H100 each blocking round trip cost tens of microseconds
+ * of an operation of about 0.3 ms (2^26 u32 keys: the keys' one read is
+ * about 0.09), and the path had two, with the host's choice of the
+ * thresholds between them. The counts are then read either at once
+ * (early: select, which needs them to go on, and the CPU shape, where a
+ * read is cheap and sorting exactly the candidates, over only the bits
+ * the threshold leaves, pays) or, for top-k on GPUs, at the end (late):
+ * topk_pad fills the buffer past the candidates with keys that sort last,
+ * the whole buffer is sorted and its first k copied out, and only then
+ * does one read (clsort__sample_check) say whether the bracket held;
+ * when it did not, the radix select runs and overwrites the outputs. */
 #include "sorts/sorts.h"
 
 #include <stdlib.h>
@@ -65,6 +81,16 @@ bool clsort__select_samples(const clsort_context *ctx) {
   return k != KNOB_NONE || ctx->tuning.cpu_shape;
 }
 
+/* CLSORT_TOPK_CHECK=early|late: when top-k reads the sampled path's
+ * counts (see the top of this file); unset: late unless in the CPU
+ * shape. Read at each call, so that the tests run both in either shape. */
+bool clsort__sample_reads_late(const clsort_context *ctx) {
+  const char *v = getenv("CLSORT_TOPK_CHECK");
+  if (v && strcmp(v, "early") == 0) return false;
+  if (v && strcmp(v, "late") == 0) return true;
+  return !ctx->tuning.cpu_shape;
+}
+
 /* e^-x for 0 <= x <= 64 and the square root, without libm (the library
  * links none): the thresholds need a few digits only. */
 static double exp_neg(double x) {
@@ -117,48 +143,6 @@ static long rank_below(double lam) {
   return t < 1.0 ? -1 : (long)t - 1;
 }
 
-/* The j-th smallest (0-based) of a[0, m), moved to a[j] with nothing
- * larger before it (Hoare's quickselect, middle pivot). */
-static uint64_t nth_smallest(uint64_t *a, size_t m, size_t j) {
-  size_t lo = 0, hi = m - 1;
-  while (lo < hi) {
-    uint64_t pivot = a[lo + (hi - lo) / 2];
-    size_t i = lo, k = hi;
-    for (;;) {
-      while (a[i] < pivot) i++;
-      while (a[k] > pivot) k--;
-      if (i >= k) break;
-      uint64_t t = a[i];
-      a[i++] = a[k];
-      a[k--] = t;
-    }
-    /* a[lo, k] <= pivot <= a[k + 1, hi]. */
-    if (j <= k)
-      hi = k;
-    else
-      lo = k + 1;
-  }
-  return a[j];
-}
-
-/* The j-th smallest (0-based) of a[0, m) for a small j (< 64), in one
- * pass that keeps the j + 1 smallest seen in order: most keys cost one
- * comparison, where the quickselect moves every key a few times (the
- * host's time counts in top-k's). a is left as it was. */
-#define FEW_RANKS 64
-static uint64_t nth_smallest_few(const uint64_t *a, size_t m, size_t j) {
-  uint64_t best[FEW_RANKS];
-  size_t have = 0;
-  for (size_t i = 0; i < m; i++) {
-    uint64_t x = a[i];
-    if (have == j + 1 && x >= best[j]) continue;
-    size_t at = have < j + 1 ? have++ : j;
-    for (; at > 0 && best[at - 1] > x; at--) best[at] = best[at - 1];
-    best[at] = x;
-  }
-  return best[j];
-}
-
 /* The plan for n keys and the ranks [first, last]: the sample size, the
  * two sample ranks (lo_rank -1: no lower threshold; hi_rank >= s: no
  * upper one), the candidates' buffer and whether they are few enough
@@ -204,39 +188,97 @@ static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
   return p;
 }
 
-/* The sample's order bits, read back into a[0, s) (one blocking read). */
-static clsort_status draw_sample(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
-                                 size_t n, size_t s, cl_mem ctl, uint64_t *a) {
+/* The control buffer's layout (topk.cl's TK_*), in 4-byte words: the
+ * counts, the thresholds from word 4, the sample from word 8. */
+#define CTL_FOUND 0
+#define CTL_BELOW 1
+#define CTL_BOUNDS 4
+#define CTL_SAMPLE 8
+
+/* The sample, then the thresholds from it, into ctl: two launches. */
+static clsort_status pick_thresholds(clsort_context *ctx, const clsort__sort_job *job,
+                                     cl_mem keys, size_t n, const plan *p, knob kb, cl_mem ctl) {
   size_t ks = clsort_type_size(job->type);
-  cl_kernel k;
-  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_sample", &k));
+  cl_kernel sample, thresholds;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_sample", &sample));
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_thresholds", &thresholds));
   cl_ulong n64 = n;
-  cl_uint s32 = (cl_uint)s;
+  cl_uint s32 = (cl_uint)p->s;
   int kind = clsort__key_kind(job->type), desc = job->descending;
   clsort__arg args[] = {ARG(keys), ARG(n64), ARG(s32), ARG(kind), ARG(desc), ARG(ctl)};
   /* A work-item per key on GPUs; the CPU shape's groups of one
    * work-item cost a launch each, so there a few walk the sample. */
   size_t wg = ctx->tuning.wg_size;
-  size_t global = wg > 1 ? clsort__div_up(s, wg) * wg : clsort__chunking(ctx, s, 256).groups;
-  FORWARD_IF_ERROR(clsort__launch(ctx, k, global, wg, 6, args, 0, NULL, NULL));
-  /* Read as the kernel wrote them, then widened in place from the end
-   * (through memcpy: the bytes are read as 4-byte and written as 8-byte
-   * integers). */
-  FORWARD_IF_ERROR(
-      CL_CHECK(clEnqueueReadBuffer(ctx->queue, ctl, CL_TRUE, 0, s * ks, a, 0, NULL, NULL)));
-  if (ks == 4) {
-    for (size_t i = s; i-- > 0;) {
-      uint32_t v;
-      memcpy(&v, (const unsigned char *)a + i * 4, 4);
-      a[i] = v;
-    }
+  size_t global = wg > 1 ? clsort__div_up(p->s, wg) * wg : clsort__chunking(ctx, p->s, 256).groups;
+  FORWARD_IF_ERROR(clsort__launch(ctx, sample, global, wg, 6, args, 0, NULL, NULL));
+  /* hi_rank >= s (no upper threshold) and lo_rank -1 (no lower one) pass
+   * as they are: the kernel knows both. */
+  cl_int lo_rank = (cl_int)p->lo_rank, force_zero = kb == KNOB_LOW;
+  cl_uint hi_rank = (cl_uint)clsort__min(p->hi_rank, p->s);
+  clsort__arg targs[] = {ARG(ctl), ARG(s32), ARG(lo_rank), ARG(hi_rank), ARG(force_zero)};
+  return clsort__launch(ctx, thresholds, wg, wg, 5, targs, 0, NULL, NULL);
+}
+
+/* An element-wise topk.cl kernel over n elements (its TK_FOR): enough
+ * groups to fill the device, none idle. */
+clsort_status clsort__topk_launch_each(clsort_context *ctx, cl_kernel k, size_t n, cl_uint nargs,
+                                       const clsort__arg *args) {
+  size_t wg = ctx->tuning.wg_size;
+  clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));
+  size_t global = clsort__min(c.groups * wg, clsort__div_up(n, wg) * wg);
+  return clsort__launch(ctx, k, global, wg, nargs, args, 0, NULL, NULL);
+}
+
+/* Pads the candidates' buffer up to `room` entries (topk_pad). */
+static clsort_status pad(clsort_context *ctx, const clsort__sort_job *job, cl_mem ctl,
+                         size_t cap, size_t room, cl_mem ck, cl_mem cp, size_t is) {
+  size_t ks = clsort_type_size(job->type);
+  cl_kernel k;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_pad", &k));
+  cl_uint cap32 = (cl_uint)cap, room32 = (cl_uint)room;
+  int kind = clsort__key_kind(job->type), desc = job->descending, positions = cp != NULL;
+  int wide = is == 8;
+  cl_mem pos = cp ? cp : ck;
+  clsort__arg args[] = {ARG(ctl),       ARG(cap32), ARG(room32), ARG(kind), ARG(desc),
+                        ARG(ck),        ARG(positions), ARG(wide), ARG(pos), ARG(pos)};
+  return clsort__topk_launch_each(ctx, k, room, 10, args);
+}
+
+clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *job,
+                                   clsort__sampled *out) {
+  size_t ks = clsort_type_size(job->type);
+  cl_uint words[CTL_SAMPLE];
+  FORWARD_IF_ERROR(CL_CHECK(
+      clEnqueueReadBuffer(ctx->queue, out->ctl, CL_TRUE, 0, sizeof words, words, 0, NULL, NULL)));
+  uint64_t lo = 0, hi = 0;
+  const unsigned char *bounds = (const unsigned char *)(words + CTL_BOUNDS);
+  if (ks == 8) {
+    memcpy(&lo, bounds, 8);
+    memcpy(&hi, bounds + 8, 8);
+  } else {
+    uint32_t l, h;
+    memcpy(&l, bounds, 4);
+    memcpy(&h, bounds + 4, 4);
+    lo = l;
+    hi = h;
   }
+  size_t found = words[CTL_FOUND], below = words[CTL_BELOW];
+  out->found = found <= out->cap && below <= out->first && below + found > out->last;
+  out->pending = false;
+  last_path = out->found ? SELECT_PATH_SAMPLED : SELECT_PATH_FALLBACK;
+  clsort__debug("top-k sample: lo=%llx hi=%llx cap=%zu found=%zu below=%zu%s",
+                (unsigned long long)lo, (unsigned long long)hi, out->cap, found, below,
+                out->found ? "" : ": missed");
+  out->count = found;
+  out->below = below;
+  out->hi = hi;
   return CLSORT_SUCCESS;
 }
 
 clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem keys, size_t n, size_t first, size_t last,
-                                        size_t position_size, clsort__sampled *out) {
+                                        size_t position_size, size_t pad_to,
+                                        clsort__sampled *out) {
   memset(out, 0, sizeof *out);
   knob kb = read_knob();
   if (kb == KNOB_RADIX || n < SAMPLE_MIN_N || n > UINT32_MAX) return CLSORT_SUCCESS;
@@ -244,77 +286,49 @@ clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_
   /* So many candidates would cost about what the radix select does. */
   if (!p.worth && kb == KNOB_NONE) return CLSORT_SUCCESS;
   size_t ks = clsort_type_size(job->type), is = position_size;
-  unsigned bits = (unsigned)ks * 8;
-  uint64_t ones = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
 
   bool gpu = ctx->tuning.wg_size > 1;
   size_t wg = ctx->tuning.wg_size;
   size_t tile = gpu ? wg * clsort__min(ctx->tuning.items, FILTER_ITEMS_MAX) : clsort__tile(ctx);
   clsort__chunks c = clsort__chunking(ctx, n, tile);
   cl_mem ctl, ck, cp = NULL;
-  size_t ctl_bytes = clsort__max(p.s * ks, (1 + c.groups) * sizeof(cl_uint));
+  size_t ctl_bytes = CTL_SAMPLE * sizeof(cl_uint) + p.s * ks;
   /* clsort_scratch_bytes (ctx->measuring) asks the largest buffers any
    * rank's plan takes, then runs the radix select: its compactions, which
-   * a run on synthetic keys might not reach through this path. */
-  size_t room = ctx->measuring ? largest_cap(n, p.s) : p.cap;
+   * a run on synthetic keys might not reach through this path. A late
+   * read sorts the whole buffer, at least the k entries copied out. */
+  size_t room = ctx->measuring ? largest_cap(n, p.s) : clsort__max(p.cap, pad_to);
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_CTL, ctl_bytes, &ctl));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_KEYS, room * ks, &ck));
   if (is) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_POSITIONS, room * is, &cp));
   if (ctx->measuring) return CLSORT_SUCCESS;
   cl_kernel filter;
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_filter", &filter));
-
-  /* The thresholds. */
-  uint64_t *a = clsort__malloc(ctx, clsort__max(p.s * sizeof(uint64_t), ctl_bytes));
-  RETURN_IF(!a, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for top-k's sample");
-  clsort_status st = draw_sample(ctx, job, keys, n, p.s, ctl, a);
-  if (st != CLSORT_SUCCESS) goto cleanup;
-  uint64_t hi = p.hi_rank >= p.s               ? ones
-                : p.hi_rank < FEW_RANKS && first == 0 ? nth_smallest_few(a, p.s, p.hi_rank)
-                                                    : nth_smallest(a, p.s, p.hi_rank);
-  /* a[0, hi_rank) now holds the smaller sample keys: the lower threshold
-   * is among them (or is hi itself, when CLSORT_TOPK=low makes them meet). */
-  size_t smaller = clsort__min(p.hi_rank, p.s);
-  uint64_t lo = p.lo_rank < 0 || (size_t)p.lo_rank >= smaller
-                    ? 0 /* no lower threshold: always safe, only more candidates */
-                    : nth_smallest(a, smaller, (size_t)p.lo_rank);
-  if (kb == KNOB_LOW) lo = hi = 0;
+  FORWARD_IF_ERROR(pick_thresholds(ctx, job, keys, n, &p, kb, ctl));
+  clsort__debug("top-k sample: s=%zu ranks %ld..%zu cap=%zu%s", p.s, p.lo_rank, p.hi_rank, p.cap,
+                pad_to ? ", read late" : "");
 
   /* The pass. */
-  cl_uint zero = 0, cap32 = (cl_uint)p.cap;
-  cl_ulong n64 = n, chunk64 = c.chunk, lo64 = lo, hi64 = hi;
-  cl_uint lo32 = (cl_uint)lo, hi32 = (cl_uint)hi;
+  cl_uint cap32 = (cl_uint)p.cap;
+  cl_ulong n64 = n, chunk64 = c.chunk;
   int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
   int wide = is == 8;
   cl_mem pos = cp ? cp : ck;
-  clsort__arg args[] = {ARG(keys),  ARG(n64),       ARG(chunk64),
-                        ks == 8 ? ARG(lo64) : ARG(lo32),
-                        ks == 8 ? ARG(hi64) : ARG(hi32),
-                        ARG(kind),  ARG(desc),      ARG(cap32),
-                        ARG(ck),    ARG(positions), ARG(wide),
-                        ARG(pos),   ARG(pos),       ARG(ctl)};
-  GOTO_IF_ERROR(CL_CHECK(
-      clEnqueueFillBuffer(ctx->queue, ctl, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL)));
-  GOTO_IF_ERROR(clsort__launch(ctx, filter, c.groups * wg, wg, 14, args, 0, NULL, NULL));
-  /* Top-k has no lower threshold: the count of candidates is all it needs. */
-  size_t read = first ? (1 + c.groups) * sizeof(cl_uint) : sizeof(cl_uint);
-  GOTO_IF_ERROR(
-      CL_CHECK(clEnqueueReadBuffer(ctx->queue, ctl, CL_TRUE, 0, read, a, 0, NULL, NULL)));
-  const cl_uint *counts = (const cl_uint *)a;
-  size_t found = counts[0], below = 0;
-  if (first)
-    for (size_t g = 0; g < c.groups; g++) below += counts[1 + g];
-  out->found = found <= p.cap && below <= first && below + found > last;
-  last_path = out->found ? SELECT_PATH_SAMPLED : SELECT_PATH_FALLBACK;
-  clsort__debug("top-k sample: s=%zu ranks %ld..%zu lo=%llx hi=%llx cap=%zu found=%zu below=%zu%s",
-                p.s, p.lo_rank, p.hi_rank, (unsigned long long)lo, (unsigned long long)hi, p.cap,
-                found, below, out->found ? "" : ": missed");
+  clsort__arg args[] = {ARG(keys),      ARG(n64),  ARG(chunk64), ARG(kind),
+                        ARG(desc),      ARG(cap32), ARG(ck),     ARG(positions),
+                        ARG(wide),      ARG(pos),  ARG(pos),     ARG(ctl)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, filter, c.groups * wg, wg, 12, args, 0, NULL, NULL));
   out->keys = ck;
   out->positions = cp;
-  out->count = found;
-  out->below = below;
-  out->hi = hi;
-cleanup:
-  free(a);
-  return st;
+  out->ctl = ctl;
+  out->cap = p.cap;
+  out->first = first;
+  out->last = last;
+  if (!pad_to) return clsort__sample_check(ctx, job, out);
+  FORWARD_IF_ERROR(pad(ctx, job, ctl, p.cap, room, ck, cp, is));
+  out->pending = true;
+  out->count = room;
+  /* The pads' bits: every bit of the key. */
+  out->hi = ks == 8 ? ~(uint64_t)0 : UINT32_MAX;
+  return CLSORT_SUCCESS;
 }
