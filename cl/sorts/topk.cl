@@ -305,17 +305,20 @@ UNROLL
 }
 
 /* After the filter: pads the candidates' buffer from the last candidate
- * written, min(ctl[TK_FOUND], cap), up to `room`, with keys whose order
- * bits are all ones (the last of any order) and, with `positions`,
- * positions all ones (past any input position), so that two stable
- * sorts of all `room` entries (by position, then by key) put every
- * candidate before every pad: the host sorts the whole buffer without
- * having read how many candidates there are. */
+ * written, min(ctl[TK_FOUND], cap), up to `room`, with the key of the
+ * upper threshold hi (at or after every candidate) and, with `positions`,
+ * positions all ones (past any input position, and past or tied with
+ * them in the bits the position sort reads, ties going to the candidates
+ * written first), so that two stable sorts of all `room` entries (by
+ * position, then by key) put every candidate before every pad: the host
+ * sorts the whole buffer without having read how many candidates there
+ * are. Keys equal to hi rather than all ones leave the candidates' high
+ * digits alike for small k, which the radix sort then skips. */
 KERNEL void topk_pad(volatile __global const uint *ctl, uint cap, uint room, int kind, int desc,
                      __global KEY_T *out_keys, int positions, int wide, __global uint *pos32,
                      __global ulong *pos64) {
   uint from = min(ctl[TK_FOUND], cap);
-  KEY_T pad = bits_to_key(~(KEY_T)0, kind, desc);
+  KEY_T pad = bits_to_key(((const __global KEY_T *)(ctl + TK_BOUNDS))[1], kind, desc);
   TK_FOR(i, (ulong)room) {
     if (i < from) continue;
     out_keys[i] = pad;

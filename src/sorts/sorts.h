@@ -236,9 +236,10 @@ clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const ch
  * a threshold missed, or the candidates overflowed their buffer): the
  * caller finds the ranks otherwise. With pad_to > 0 nothing is read:
  * when the path ran, `pending` is set and the buffers hold `count` (at
- * least pad_to) entries, the candidates and then pads whose order bits
- * are all ones (hi) and positions all ones, which two stable sorts (by
- * position, then by key) put after every candidate; clsort__sample_check
+ * least pad_to) entries, the candidates and then pads (keys equal to the
+ * upper threshold, positions all ones) that two stable sorts (by
+ * position, then by key) put after every candidate, and hi is all ones
+ * (the host has not read the threshold); clsort__sample_check
  * then reads the counts and sets the fields as pad_to 0 does (the
  * buffers keep their contents). */
 typedef struct clsort__sampled {

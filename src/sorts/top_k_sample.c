@@ -328,7 +328,8 @@ clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_
   FORWARD_IF_ERROR(pad(ctx, job, ctl, p.cap, room, ck, cp, is));
   out->pending = true;
   out->count = room;
-  /* The pads' bits: every bit of the key. */
+  /* The threshold is on the device: the sorts read every bit (the radix
+   * sort's plan skips the digits every entry shares). */
   out->hi = ks == 8 ? ~(uint64_t)0 : UINT32_MAX;
   return CLSORT_SUCCESS;
 }
