@@ -22,10 +22,11 @@
 
 /* The sampled path's control buffer, in 4-byte words (top_k_sample.c
  * names the same offsets): the candidates counted, the keys counted below
- * lo, the thresholds lo and hi (two KEY_T from byte 16), the sample (s
- * KEY_T from byte 32). */
+ * lo, whether topk_final wrote the result, the thresholds lo and hi (two
+ * KEY_T from byte 16), the sample (s KEY_T from byte 32). */
 #define TK_FOUND 0
 #define TK_BELOW 1
+#define TK_FINAL 2
 #define TK_BOUNDS 4
 #define TK_SAMPLE 8
 
@@ -107,17 +108,17 @@ KERNEL void topk_sample(__global const KEY_T *keys, ulong n, uint s, int kind, i
   }
 }
 
-/* The digit of rank *r (0-based) among the sample keys that a histogram
- * `hist` (256 buckets) counts, for the whole group: *r becomes the rank
- * within that digit's bucket and the digit is or-ed into *prefix at
- * `shift`. Each work-item owns 256 / WG_SIZE consecutive buckets (one,
- * or none past 256); the group's exclusive scan of their sums tells
- * whose bucket holds the rank. When *r is not below the total (a rank the
- * caller does not want), nothing changes. Local: tmp (WG_SIZE uints) and
- * two words `pick`. Ends with a barrier. */
+/* The digit of rank *r (0-based) among the keys that a histogram `hist`
+ * (256 buckets) counts, for the whole group: *r becomes the rank within
+ * that digit's bucket, the digit is or-ed into *prefix at `shift` and
+ * *in_bucket is set to the bucket's count. Each work-item owns 256 /
+ * WG_SIZE consecutive buckets (one, or none past 256); the group's
+ * exclusive scan of their sums tells whose bucket holds the rank. When *r
+ * is not below the total (no rank wanted), nothing changes. Local: tmp
+ * (WG_SIZE uints) and three words `pick`. Ends with a barrier. */
 #define TK_OWN (WG_SIZE >= 256 ? 1 : 256 / WG_SIZE)
 inline void tk_pick_digit(__local const uint *hist, uint shift, uint *r, KEY_T *prefix,
-                          __local uint *tmp, volatile __local uint *pick) {
+                          uint *in_bucket, __local uint *tmp, volatile __local uint *pick) {
   uint lid = get_local_id(0), first = lid * TK_OWN, mine = 0;
   for (uint d = first; d < first + TK_OWN && d < 256; d++) mine += hist[d];
   uint total, before = wg_exclusive_sum_u32(mine, &total, tmp);
@@ -126,6 +127,7 @@ inline void tk_pick_digit(__local const uint *hist, uint shift, uint *r, KEY_T *
     if (*r >= before && *r < before + c) {
       pick[0] = d;
       pick[1] = *r - before;
+      pick[2] = c;
     }
     before += c;
   }
@@ -133,65 +135,84 @@ inline void tk_pick_digit(__local const uint *hist, uint shift, uint *r, KEY_T *
   if (*r < total) {
     *prefix |= (KEY_T)pick[0] << shift;
     *r = pick[1];
+    *in_bucket = pick[2];
   }
   WG_BARRIER();
 }
 
-/* The sampled path's thresholds, picked on the device so that the host
- * reads nothing before the filter runs. One work-group, WG_SIZE
- * work-items. Of the s sample keys (ctl from TK_SAMPLE) it finds the one
- * of rank hi_rank (hi; none when hi_rank >= s: hi = all ones) and the
- * one of rank lo_rank (lo; none when lo_rank < 0 or lo_rank >=
- * min(hi_rank, s): lo = 0), as the host's choice was: a radix select of
- * both ranks at once, 8-bit digits from the top, one round per digit: the
- * keys matching each rank's digits so far are counted into a histogram in
- * local memory, and the bucket holding the rank is kept. force_zero
- * (CLSORT_TOPK=low) sets both to 0. Writes lo and hi at TK_BOUNDS and
- * zeroes the filter's counters. The sample is read from global memory
- * once per round, TK_BATCH keys per work-item at a time so that their
- * loads are in flight together (sm_90: a 16384-key sample in 64 loads per
- * work-item). Local: 2 x 256 + WG_SIZE + 2 uints. Invariant of the
- * rounds: the keys whose bits above `shift + 8` equal prefix_x number
- * more than r_x, and those below that prefix are no longer counted. */
+/* The order bits of the key of rank `rank` (0-based) among the count raw
+ * keys v[0, count) (order bits by kind and desc; kind 0 and desc 0 take
+ * bits as they are), for the whole group: a radix select, 8-bit digits
+ * from the top, one round per digit; in each the keys matching the
+ * digits chosen so far are counted into a histogram in local memory and
+ * the bucket holding the rank is kept. *less: the keys below it, *equal:
+ * those equal to it. rank >= count: no rank wanted, the keys are not
+ * read, returns 0 with *less = *equal = 0. The keys are read from global
+ * memory once per round, TK_BATCH per work-item at a time so that their
+ * loads are in flight together (sm_90: 16384 keys in 64 loads per
+ * work-item). Every work-item calls it (barriers inside, trip counts
+ * uniform). Local: hist (256 uints), tmp (WG_SIZE), pick (3). Invariant
+ * of the rounds: more than r of the keys matching prefix in the digits
+ * done lie in the chosen bucket's range. */
 #define TK_BATCH 16
-KERNEL void topk_thresholds(__global uint *ctl, uint s, int lo_rank, uint hi_rank,
-                            int force_zero) {
-  __local uint hist_hi[256], hist_lo[256], tmp[WG_SIZE];
-  volatile __local uint pick[2];
-  const __global KEY_T *sample = (const __global KEY_T *)(ctl + TK_SAMPLE);
+inline KEY_T tk_select(const __global KEY_T *v, uint count, int kind, int desc, uint rank,
+                       uint *less, uint *equal, __local uint *hist, __local uint *tmp,
+                       volatile __local uint *pick) {
   uint lid = get_local_id(0);
-  bool want_hi = hi_rank < s;
-  bool want_lo = lo_rank >= 0 && (uint)lo_rank < min(hi_rank, s);
-  uint r_hi = want_hi ? hi_rank : UINT_MAX, r_lo = want_lo ? (uint)lo_rank : UINT_MAX;
-  KEY_T prefix_hi = 0, prefix_lo = 0, mask = 0;
+  bool want = rank < count;
+  uint r = want ? rank : UINT_MAX, in_bucket = 0, reads = want ? count : 0;
+  KEY_T prefix = 0, mask = 0;
   for (int shift = KEY_BITS - 8; shift >= 0; shift -= 8) {
-    for (uint b = lid; b < 256; b += WG_SIZE) hist_hi[b] = hist_lo[b] = 0;
+    for (uint b = lid; b < 256; b += WG_SIZE) hist[b] = 0;
     WG_BARRIER();
-    for (uint base = 0; base < s; base += WG_SIZE * TK_BATCH) {
-      KEY_T v[TK_BATCH];
+    for (uint base = 0; base < reads; base += WG_SIZE * TK_BATCH) {
+      KEY_T x[TK_BATCH];
 UNROLL
       for (uint j = 0; j < TK_BATCH; j++) {
         uint i = base + j * WG_SIZE + lid;
-        v[j] = i < s ? sample[i] : (KEY_T)0;
+        x[j] = i < reads ? v[i] : (KEY_T)0;
       }
       for (uint j = 0; j < TK_BATCH; j++) {
-        if (base + j * WG_SIZE + lid >= s) break;
-        uint d = key_digit(v[j], (uint)shift, 8);
-        if (want_hi && (v[j] & mask) == prefix_hi) atomic_inc(&hist_hi[d]);
-        if (want_lo && (v[j] & mask) == prefix_lo) atomic_inc(&hist_lo[d]);
+        if (base + j * WG_SIZE + lid >= reads) break;
+        KEY_T b = key_to_bits(x[j], kind, desc);
+        if ((b & mask) == prefix) atomic_inc(&hist[key_digit(b, (uint)shift, 8)]);
       }
     }
     WG_BARRIER();
-    tk_pick_digit(hist_hi, (uint)shift, &r_hi, &prefix_hi, tmp, pick);
-    tk_pick_digit(hist_lo, (uint)shift, &r_lo, &prefix_lo, tmp, pick);
+    tk_pick_digit(hist, (uint)shift, &r, &prefix, &in_bucket, tmp, pick);
     mask |= (KEY_T)0xFF << shift;
   }
-  if (lid == 0) {
+  *less = want ? rank - r : 0;
+  *equal = in_bucket;
+  return prefix;
+}
+
+/* The sampled path's thresholds, picked on the device so that the host
+ * reads nothing before the filter runs. One work-group. Of the s sample
+ * keys (order bits, ctl from TK_SAMPLE) it finds the one of rank hi_rank
+ * (hi; none when hi_rank >= s: hi = all ones) and the one of rank
+ * lo_rank (lo; none when lo_rank < 0 or lo_rank >= min(hi_rank, s): lo =
+ * 0), as the host's choice was, with tk_select. force_zero
+ * (CLSORT_TOPK=low) sets both to 0. Writes lo and hi at TK_BOUNDS and
+ * zeroes the counters of the filter and of topk_final. Local: 256 +
+ * WG_SIZE + 3 uints. */
+KERNEL void topk_thresholds(__global uint *ctl, uint s, int lo_rank, uint hi_rank,
+                            int force_zero) {
+  __local uint hist[256], tmp[WG_SIZE];
+  volatile __local uint pick[3];
+  const __global KEY_T *sample = (const __global KEY_T *)(ctl + TK_SAMPLE);
+  bool want_lo = lo_rank >= 0 && (uint)lo_rank < min(hi_rank, s);
+  uint less, equal;
+  KEY_T hi = tk_select(sample, s, 0, 0, hi_rank, &less, &equal, hist, tmp, pick);
+  KEY_T lo = tk_select(sample, s, 0, 0, want_lo ? (uint)lo_rank : UINT_MAX, &less, &equal, hist,
+                       tmp, pick);
+  if (get_local_id(0) == 0) {
     __global KEY_T *bounds = (__global KEY_T *)(ctl + TK_BOUNDS);
-    bounds[0] = force_zero || !want_lo ? (KEY_T)0 : prefix_lo;
-    bounds[1] = force_zero ? (KEY_T)0 : want_hi ? prefix_hi : ~(KEY_T)0;
+    bounds[0] = force_zero ? (KEY_T)0 : lo;
+    bounds[1] = force_zero ? (KEY_T)0 : hi_rank < s ? hi : ~(KEY_T)0;
     ctl[TK_FOUND] = 0;
     ctl[TK_BELOW] = 0;
+    ctl[TK_FINAL] = 0;
   }
 }
 
@@ -325,4 +346,64 @@ KERNEL void topk_pad(volatile __global const uint *ctl, uint cap, uint room, int
     if (positions && wide) pos64[i] = ~0ul;
     if (positions && !wide) pos32[i] = ~0u;
   }
+}
+
+/* Top-k of a small k straight from the candidates, for the whole result
+ * in one launch of one work-group (in place of the pad, the candidates'
+ * two sorts and the copies). Of the count = min(ctl[TK_FOUND], cap)
+ * candidates (raw keys, with `positions` their input positions, 4-byte
+ * or 8-byte with wide; without, the slot stands in: equal keys alone
+ * cannot tell their order), tk_select finds the order bits t of rank k -
+ * 1; the `less` keys below t and every key equal to t (m in all) are
+ * gathered into local memory, and each one's rank in the stable order
+ * (by bits, then position: all distinct) is the number of gathered keys
+ * before it; ranks below k are written to out_keys (write_keys) and their
+ * positions to out_pos32 / out_pos64 (write_positions, as wide). When the
+ * bracket missed (more candidates than cap, fewer than k) or m exceeds
+ * TK_FINAL_MAX (many keys equal to the k-th), nothing is written and
+ * ctl[TK_FINAL] stays 0 (topk_thresholds zeroed it); otherwise it is set
+ * to 1. The host reads it with the counts. Local: TK_FINAL_MAX keys and
+ * positions, 256 + WG_SIZE + 4 uints. */
+#define TK_FINAL_MAX 1024
+KERNEL void topk_final(volatile __global uint *ctl, uint cap, uint k, int kind, int desc,
+                       const __global KEY_T *cand_keys, int positions, int wide,
+                       const __global uint *cand_pos32, const __global ulong *cand_pos64,
+                       int write_keys, __global KEY_T *out_keys, int write_positions,
+                       __global uint *out_pos32, __global ulong *out_pos64) {
+  __local uint hist[256], tmp[WG_SIZE];
+  volatile __local uint pick[3];
+  __local KEY_T got_bits[TK_FINAL_MAX];
+  __local uint got_pos[TK_FINAL_MAX];
+  volatile __local uint taken;
+  uint lid = get_local_id(0), found = ctl[TK_FOUND], count = min(found, cap);
+  bool ok = found <= cap && count >= k;
+  uint less, equal;
+  KEY_T t = tk_select(cand_keys, ok ? count : 0, kind, desc, k - 1, &less, &equal, hist, tmp,
+                      pick);
+  uint m = less + equal;
+  ok = ok && m <= TK_FINAL_MAX;
+  if (lid == 0) taken = 0;
+  WG_BARRIER();
+  uint reads = ok ? count : 0;
+  for (uint i = lid; i < reads; i += WG_SIZE) {
+    KEY_T b = key_to_bits(cand_keys[i], kind, desc);
+    if (b <= t) {
+      uint at = atomic_inc(&taken);
+      got_bits[at] = b;
+      got_pos[at] = !positions ? i : wide ? (uint)cand_pos64[i] : cand_pos32[i];
+    }
+  }
+  WG_BARRIER();
+  uint have = ok ? m : 0;
+  for (uint g = lid; g < have; g += WG_SIZE) {
+    KEY_T b = got_bits[g];
+    uint p = got_pos[g], rank = 0;
+    for (uint u = 0; u < have; u++)
+      rank += got_bits[u] < b || (got_bits[u] == b && got_pos[u] < p);
+    if (rank >= k) continue;
+    if (write_keys) out_keys[rank] = bits_to_key(b, kind, desc);
+    if (write_positions && wide) out_pos64[rank] = p;
+    if (write_positions && !wide) out_pos32[rank] = p;
+  }
+  if (lid == 0 && ok) ctl[TK_FINAL] = 1;
 }

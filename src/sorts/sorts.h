@@ -229,36 +229,47 @@ clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const ch
  * a bracket [lo, hi] that holds the ranks [first, last] of the sorted
  * order (first == 0: no lower threshold, lo = 0), with their input
  * positions as position_size-byte integers (0: none). The thresholds are
- * picked on the device. With pad_to 0 the counts are read at once (one
+ * picked on the device. With late_room 0 the counts are read at once (one
  * blocking read): found: the bracket held; `keys` (and `positions`) then
  * hold its `count` keys in no particular order, `below` keys lie below
  * lo, and hi is the upper threshold. Not found (the path did not run, or
  * a threshold missed, or the candidates overflowed their buffer): the
- * caller finds the ranks otherwise. With pad_to > 0 nothing is read:
- * when the path ran, `pending` is set and the buffers hold `count` (at
- * least pad_to) entries, the candidates and then pads (keys equal to the
- * upper threshold, positions all ones) that two stable sorts (by
- * position, then by key) put after every candidate, and hi is all ones
- * (the host has not read the threshold); clsort__sample_check
- * then reads the counts and sets the fields as pad_to 0 does (the
+ * caller finds the ranks otherwise. With late_room > 0 nothing is read:
+ * when the path ran, `pending` is set, the buffers hold `count` (at
+ * least late_room) entries, the candidates first, and hi is all ones
+ * (the host has not read the threshold); then either
+ * clsort__sample_pad fills the entries past the candidates with pads
+ * (keys equal to the upper threshold, positions all ones) that two
+ * stable sorts (by position, then by key) put after every candidate, or
+ * clsort__sample_final (top-k of a k it takes) writes the first k keys
+ * into out_keys and positions into indices (either NULL) from the
+ * candidates directly; clsort__sample_check then reads the counts and
+ * sets the fields as late_room 0 does (found false also when
+ * clsort__sample_final gave up on many keys equal to the k-th; the
  * buffers keep their contents). */
 typedef struct clsort__sampled {
-  bool found, pending;
+  bool found, pending, final_ran;
   cl_mem keys, positions;
   size_t count, below;
   uint64_t hi;
-  /* For clsort__sample_check: the control buffer, the candidates'
-   * capacity, the ranks. */
+  /* For the calls after: the control buffer, the positions' size, the
+   * candidates' capacity, the ranks. */
   cl_mem ctl;
-  size_t cap, first, last;
+  size_t position_size, cap, first, last;
 } clsort__sampled;
 clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem keys, size_t n, size_t first, size_t last,
-                                        size_t position_size, size_t pad_to,
+                                        size_t position_size, size_t late_room,
                                         clsort__sampled *out);
+clsort_status clsort__sample_pad(clsort_context *ctx, const clsort__sort_job *job,
+                                 clsort__sampled *out);
+bool clsort__sample_final_takes(size_t k);
+clsort_status clsort__sample_final(clsort_context *ctx, const clsort__sort_job *job,
+                                   clsort__sampled *out, size_t k, cl_mem out_keys,
+                                   cl_mem indices);
 clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *job,
                                    clsort__sampled *out);
-/* Whether top-k reads the sampled path's counts late (pad_to > 0): on
+/* Whether top-k reads the sampled path's counts late (late_room > 0): on
  * GPU shapes; CLSORT_TOPK_CHECK=early|late forces either. */
 bool clsort__sample_reads_late(const clsort_context *ctx);
 /* An element-wise topk.cl kernel (TK_FOR) over n elements, launched with

@@ -254,9 +254,11 @@ static clsort_status copy_out(clsort_context *ctx, const clsort__sort_job *job, 
  * positions, sorted, the first k copied out. The sampled path finds them
  * in one pass; when it misses, the radix select finds the k-th and one
  * more pass appends them. With the sampled path's counts read late (GPUs:
- * top_k_sample.c), its whole padded buffer is sorted and copied out
- * before the one read that says whether the bracket held; when it did
- * not, the radix select's result overwrites the outputs. */
+ * top_k_sample.c), the result is written before the one read that says
+ * whether the bracket held (when it did not, the radix select's result
+ * overwrites the outputs): for k up to 512 topk_final writes it from the
+ * candidates in one launch, else the whole padded buffer is sorted and
+ * its first k copied out. */
 static clsort_status select_and_sort(clsort_context *ctx, const clsort__sort_job *job,
                                      cl_mem keys, size_t n, size_t k, cl_mem out_keys,
                                      cl_mem indices) {
@@ -265,8 +267,13 @@ static clsort_status select_and_sort(clsort_context *ctx, const clsort__sort_job
   FORWARD_IF_ERROR(clsort__sample_candidates(ctx, job, keys, n, 0, k - 1, job->value_size,
                                              late ? k : 0, &got));
   if (got.pending) {
-    FORWARD_IF_ERROR(order_candidates(ctx, job, got.keys, got.positions, got.count, n, got.hi));
-    FORWARD_IF_ERROR(copy_out(ctx, job, got.keys, got.positions, k, out_keys, indices));
+    if (clsort__sample_final_takes(k)) {
+      FORWARD_IF_ERROR(clsort__sample_final(ctx, job, &got, k, out_keys, indices));
+    } else {
+      FORWARD_IF_ERROR(clsort__sample_pad(ctx, job, &got));
+      FORWARD_IF_ERROR(order_candidates(ctx, job, got.keys, got.positions, got.count, n, got.hi));
+      FORWARD_IF_ERROR(copy_out(ctx, job, got.keys, got.positions, k, out_keys, indices));
+    }
     FORWARD_IF_ERROR(clsort__sample_check(ctx, job, &got));
     if (got.found) return CLSORT_SUCCESS;
   }

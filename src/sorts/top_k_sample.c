@@ -189,9 +189,11 @@ static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
 }
 
 /* The control buffer's layout (topk.cl's TK_*), in 4-byte words: the
- * counts, the thresholds from word 4, the sample from word 8. */
+ * counts, topk_final's flag, the thresholds from word 4, the sample from
+ * word 8. */
 #define CTL_FOUND 0
 #define CTL_BELOW 1
+#define CTL_FINAL 2
 #define CTL_BOUNDS 4
 #define CTL_SAMPLE 8
 
@@ -229,19 +231,56 @@ clsort_status clsort__topk_launch_each(clsort_context *ctx, cl_kernel k, size_t 
   return clsort__launch(ctx, k, global, wg, nargs, args, 0, NULL, NULL);
 }
 
-/* Pads the candidates' buffer up to `room` entries (topk_pad). */
-static clsort_status pad(clsort_context *ctx, const clsort__sort_job *job, cl_mem ctl,
-                         size_t cap, size_t room, cl_mem ck, cl_mem cp, size_t is) {
-  size_t ks = clsort_type_size(job->type);
+clsort_status clsort__sample_pad(clsort_context *ctx, const clsort__sort_job *job,
+                                 clsort__sampled *out) {
+  size_t ks = clsort_type_size(job->type), is = out->position_size;
   cl_kernel k;
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_pad", &k));
-  cl_uint cap32 = (cl_uint)cap, room32 = (cl_uint)room;
-  int kind = clsort__key_kind(job->type), desc = job->descending, positions = cp != NULL;
+  cl_uint cap32 = (cl_uint)out->cap, room32 = (cl_uint)out->count;
+  int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
   int wide = is == 8;
-  cl_mem pos = cp ? cp : ck;
-  clsort__arg args[] = {ARG(ctl),       ARG(cap32), ARG(room32), ARG(kind), ARG(desc),
-                        ARG(ck),        ARG(positions), ARG(wide), ARG(pos), ARG(pos)};
-  return clsort__topk_launch_each(ctx, k, room, 10, args);
+  cl_mem pos = out->positions ? out->positions : out->keys;
+  clsort__arg args[] = {ARG(out->ctl),   ARG(cap32),     ARG(room32), ARG(kind), ARG(desc),
+                        ARG(out->keys), ARG(positions), ARG(wide),   ARG(pos),  ARG(pos)};
+  return clsort__topk_launch_each(ctx, k, out->count, 10, args);
+}
+
+/* The largest k that topk_final takes (its TK_FINAL_MAX gathered keys
+ * leave room for ties at the k-th): it replaces about a dozen launches
+ * (the pad, two radix sorts, two copies; about 0.12 ms of device time on
+ * the H100 whatever the count, docs/PERFORMANCE.md) with one of one
+ * work-group, whose rank count costs m^2 / WG_SIZE comparisons for m
+ * gathered keys. CLSORT_TOPK_FINAL=K sets the limit (0: never), for the
+ * tests and for measuring. */
+#define FINAL_K_MAX 512u
+#define FINAL_GATHER_MAX 1024u
+bool clsort__sample_final_takes(size_t k) {
+  unsigned limit = FINAL_K_MAX;
+  if (clsort__env_fields("CLSORT_TOPK_FINAL", &limit, 1) == 1)
+    limit = limit < FINAL_GATHER_MAX ? limit : FINAL_GATHER_MAX;
+  return k >= 1 && k <= limit;
+}
+
+clsort_status clsort__sample_final(clsort_context *ctx, const clsort__sort_job *job,
+                                   clsort__sampled *out, size_t k, cl_mem out_keys,
+                                   cl_mem indices) {
+  size_t ks = clsort_type_size(job->type), is = out->position_size;
+  cl_kernel kernel;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_final", &kernel));
+  cl_uint cap32 = (cl_uint)out->cap, k32 = (cl_uint)k;
+  int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
+  int wide = is == 8, write_keys = out_keys != NULL, write_positions = indices != NULL;
+  /* Any valid buffer stands for those the kernel does not touch. */
+  cl_mem pos = out->positions ? out->positions : out->keys;
+  cl_mem ok = out_keys ? out_keys : out->keys, oi = indices ? indices : out->keys;
+  clsort__arg args[] = {ARG(out->ctl),  ARG(cap32),     ARG(k32),  ARG(kind),
+                        ARG(desc),      ARG(out->keys), ARG(positions), ARG(wide),
+                        ARG(pos),       ARG(pos),       ARG(write_keys), ARG(ok),
+                        ARG(write_positions), ARG(oi),  ARG(oi)};
+  size_t wg = ctx->tuning.wg_size;
+  FORWARD_IF_ERROR(clsort__launch(ctx, kernel, wg, wg, 15, args, 0, NULL, NULL));
+  out->final_ran = true;
+  return CLSORT_SUCCESS;
 }
 
 clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *job,
@@ -264,10 +303,13 @@ clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *
   }
   size_t found = words[CTL_FOUND], below = words[CTL_BELOW];
   out->found = found <= out->cap && below <= out->first && below + found > out->last;
+  /* topk_final also gives up on too many keys equal to the k-th. */
+  if (out->final_ran) out->found = out->found && words[CTL_FINAL];
   out->pending = false;
   last_path = out->found ? SELECT_PATH_SAMPLED : SELECT_PATH_FALLBACK;
-  clsort__debug("top-k sample: lo=%llx hi=%llx cap=%zu found=%zu below=%zu%s",
+  clsort__debug("top-k sample: lo=%llx hi=%llx cap=%zu found=%zu below=%zu%s%s",
                 (unsigned long long)lo, (unsigned long long)hi, out->cap, found, below,
+                out->final_ran ? (words[CTL_FINAL] ? " final" : " final gave up") : "",
                 out->found ? "" : ": missed");
   out->count = found;
   out->below = below;
@@ -277,7 +319,7 @@ clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *
 
 clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem keys, size_t n, size_t first, size_t last,
-                                        size_t position_size, size_t pad_to,
+                                        size_t position_size, size_t late_room,
                                         clsort__sampled *out) {
   memset(out, 0, sizeof *out);
   knob kb = read_knob();
@@ -296,8 +338,8 @@ clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_
   /* clsort_scratch_bytes (ctx->measuring) asks the largest buffers any
    * rank's plan takes, then runs the radix select: its compactions, which
    * a run on synthetic keys might not reach through this path. A late
-   * read sorts the whole buffer, at least the k entries copied out. */
-  size_t room = ctx->measuring ? largest_cap(n, p.s) : clsort__max(p.cap, pad_to);
+   * read may sort the whole buffer: at least the k entries copied out. */
+  size_t room = ctx->measuring ? largest_cap(n, p.s) : clsort__max(p.cap, late_room);
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_CTL, ctl_bytes, &ctl));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_KEYS, room * ks, &ck));
   if (is) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_POSITIONS, room * is, &cp));
@@ -306,7 +348,7 @@ clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_filter", &filter));
   FORWARD_IF_ERROR(pick_thresholds(ctx, job, keys, n, &p, kb, ctl));
   clsort__debug("top-k sample: s=%zu ranks %ld..%zu cap=%zu%s", p.s, p.lo_rank, p.hi_rank, p.cap,
-                pad_to ? ", read late" : "");
+                late_room ? ", read late" : "");
 
   /* The pass. */
   cl_uint cap32 = (cl_uint)p.cap;
@@ -320,12 +362,12 @@ clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_
   FORWARD_IF_ERROR(clsort__launch(ctx, filter, c.groups * wg, wg, 12, args, 0, NULL, NULL));
   out->keys = ck;
   out->positions = cp;
+  out->position_size = is;
   out->ctl = ctl;
   out->cap = p.cap;
   out->first = first;
   out->last = last;
-  if (!pad_to) return clsort__sample_check(ctx, job, out);
-  FORWARD_IF_ERROR(pad(ctx, job, ctl, p.cap, room, ck, cp, is));
+  if (!late_room) return clsort__sample_check(ctx, job, out);
   out->pending = true;
   out->count = room;
   /* The threshold is on the device: the sorts read every bit (the radix

@@ -169,14 +169,9 @@ static void expect_path(int want) {
 /* Top-k of each k and select of each rank on keys of distribution
  * `dist`, checked, each call's path against want_top / want_select (0:
  * any); the index size and the form cycle. */
-static void sampled_case(clsort_type t, int dist, size_t n, bool desc, const size_t *kk, size_t nk,
-                         int want_top, const size_t *ranks, size_t nr, int want_select) {
-  t_rng r;
-  t_rng_init(&r, "topk_sampled");
-  r.s[0] ^= (uint64_t)t * 31 + (uint64_t)dist;
-  size_t ks = clsort_type_size(t);
-  void *keys = t_alloc(n * ks);
-  t_gen_keys(&r, t, dist, keys, n);
+static void sampled_keys_case(clsort_type t, const void *keys, size_t n, bool desc,
+                              const size_t *kk, size_t nk, int want_top, const size_t *ranks,
+                              size_t nr, int want_select) {
   clsort_options o = opts(desc);
   size_t *perm = t_ref_permutation(t, keys, n, &o);
   static const size_t index_sizes[3] = {4, 0, 8};
@@ -188,6 +183,30 @@ static void sampled_case(clsort_type t, int dist, size_t n, bool desc, const siz
     check_select(t, keys, n, ranks[j], &o, perm, j % 2 == 0);
     expect_path(want_select);
   }
+}
+
+static void sampled_case(clsort_type t, int dist, size_t n, bool desc, const size_t *kk, size_t nk,
+                         int want_top, const size_t *ranks, size_t nr, int want_select) {
+  t_rng r;
+  t_rng_init(&r, "topk_sampled");
+  r.s[0] ^= (uint64_t)t * 31 + (uint64_t)dist;
+  void *keys = t_alloc(n * clsort_type_size(t));
+  t_gen_keys(&r, t, dist, keys, n);
+  sampled_keys_case(t, keys, n, desc, kk, nk, want_top, ranks, nr, want_select);
+}
+
+/* Keys in random order among n / 8 values, about 8 copies of each: ties
+ * at the k-th that the path itself must settle by position (topk_final
+ * among the keys it gathers, or the candidates' sorts). */
+static void sampled_duplicates(clsort_type t, size_t n, bool desc, const size_t *kk, size_t nk) {
+  t_rng r;
+  t_rng_init(&r, "topk_duplicates");
+  size_t ks = clsort_type_size(t);
+  void *keys = t_alloc(n * ks);
+  for (size_t i = 0; i < n; i++)
+    t_put_bits(t, keys, i,
+               t_from_order(t, t_rng_below(&r, n / 8) + ((uint64_t)1 << (ks * 8 - 1))));
+  sampled_keys_case(t, keys, n, desc, kk, nk, PATH_SAMPLED, NULL, 0, 0);
 }
 
 /* _i = type (u32, f64: the kernels differ by key size). Keys in random
@@ -209,6 +228,8 @@ T_TEST(topk_sampled) {
      * radix select by default. */
     setenv("CLSORT_TOPK", "sampled", 1);
     sampled_case(t, D_UNIFORM, n, _i == late, kk, 3, PATH_SAMPLED, ranks, nr, PATH_SAMPLED);
+    size_t k_dup[2] = {100, 500};
+    sampled_duplicates(t, n, _i != late, k_dup, 2);
     /* Thresholds too low. */
     size_t k_low[1] = {1000};
     setenv("CLSORT_TOPK", "low", 1);
