@@ -172,10 +172,11 @@ UNROLL
         uint i = base + j * WG_SIZE + lid;
         x[j] = i < reads ? v[i] : (KEY_T)0;
       }
+UNROLL
       for (uint j = 0; j < TK_BATCH; j++) {
-        if (base + j * WG_SIZE + lid >= reads) break;
         KEY_T b = key_to_bits(x[j], kind, desc);
-        if ((b & mask) == prefix) atomic_inc(&hist[key_digit(b, (uint)shift, 8)]);
+        bool real = base + j * WG_SIZE + lid < reads;
+        if (real && (b & mask) == prefix) atomic_inc(&hist[key_digit(b, (uint)shift, 8)]);
       }
     }
     WG_BARRIER();
