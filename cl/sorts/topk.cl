@@ -22,11 +22,13 @@
 
 /* The sampled path's control buffer, in 4-byte words (top_k_sample.c
  * names the same offsets): the candidates counted, the keys counted below
- * lo, whether topk_final wrote the result, the thresholds lo and hi (two
- * KEY_T from byte 16), the sample (s KEY_T from byte 32). */
+ * lo, whether topk_final wrote the result, whether topk_settle gave up,
+ * the thresholds lo and hi (two KEY_T from byte 16), the sample (s KEY_T
+ * from byte 32). */
 #define TK_FOUND 0
 #define TK_BELOW 1
 #define TK_FINAL 2
+#define TK_UNSETTLED 3
 #define TK_BOUNDS 4
 #define TK_SAMPLE 8
 
@@ -195,7 +197,7 @@ UNROLL
  * lo_rank (lo; none when lo_rank < 0 or lo_rank >= min(hi_rank, s): lo =
  * 0), as the host's choice was, with tk_select. force_zero
  * (CLSORT_TOPK=low) sets both to 0. Writes lo and hi at TK_BOUNDS and
- * zeroes the counters of the filter and of topk_final. Local: 256 +
+ * zeroes the words of the filter, topk_final and topk_settle. Local: 256 +
  * WG_SIZE + 3 uints. */
 KERNEL void topk_thresholds(__global uint *ctl, uint s, int lo_rank, uint hi_rank,
                             int force_zero) {
@@ -214,6 +216,7 @@ KERNEL void topk_thresholds(__global uint *ctl, uint s, int lo_rank, uint hi_ran
     ctl[TK_FOUND] = 0;
     ctl[TK_BELOW] = 0;
     ctl[TK_FINAL] = 0;
+    ctl[TK_UNSETTLED] = 0;
   }
 }
 
@@ -407,4 +410,44 @@ KERNEL void topk_final(volatile __global uint *ctl, uint cap, uint k, int kind, 
     if (write_positions && !wide) out_pos32[rank] = p;
   }
   if (lid == 0 && ok) ctl[TK_FINAL] = 1;
+}
+
+/* After the late read's candidates (count entries, the pads last) were
+ * sorted stably by key alone, with their positions as values (the
+ * candidates' order among equal keys is the filter's, not the input's):
+ * writes the first k of the stable order, keys to out_keys (write_keys)
+ * and positions to out_pos32 / out_pos64 (as wide), in place of the sort
+ * by position before and the copies. Entry i of a run [lo, hi) of equal
+ * keys goes to lo + the number of the run's entries of lower position.
+ * A work-item per entry of [0, k + TK_RUN_MAX) within count: those whose
+ * run starts at or after k have nothing to write. A run longer than
+ * TK_RUN_MAX that starts before k (many keys equal to the k-th) sets
+ * ctl[TK_UNSETTLED] (topk_thresholds zeroed it) and what was written is
+ * not the result: the host then runs the radix select. Positions < 2^32;
+ * the pads' are all ones, after every candidate. */
+#define TK_RUN_MAX 4096
+KERNEL void topk_settle(volatile __global uint *ctl, uint count, uint k, int kind, int desc,
+                        const __global KEY_T *sorted_keys, int wide,
+                        const __global uint *sorted_pos32, const __global ulong *sorted_pos64,
+                        int write_keys, __global KEY_T *out_keys, __global uint *out_pos32,
+                        __global ulong *out_pos64) {
+  uint end = min(count, k + TK_RUN_MAX);
+  for (uint i = get_global_id(0); i < end; i += get_global_size(0)) {
+    KEY_T key = sorted_keys[i];
+    uint lo = i, hi = i + 1;
+    while (lo > 0 && i - lo <= TK_RUN_MAX && sorted_keys[lo - 1] == key) lo--;
+    if (lo >= k) continue;
+    while (hi < count && hi - lo <= TK_RUN_MAX && sorted_keys[hi] == key) hi++;
+    if (hi - lo > TK_RUN_MAX) {
+      ctl[TK_UNSETTLED] = 1;
+      continue;
+    }
+    ulong p = wide ? sorted_pos64[i] : sorted_pos32[i];
+    uint rank = lo;
+    for (uint j = lo; j < hi; j++) rank += (wide ? sorted_pos64[j] : sorted_pos32[j]) < p;
+    if (rank >= k) continue;
+    if (write_keys) out_keys[rank] = key;
+    if (wide) out_pos64[rank] = p;
+    else out_pos32[rank] = (uint)p;
+  }
 }

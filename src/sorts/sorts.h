@@ -243,12 +243,16 @@ clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const ch
  * stable sorts (by position, then by key) put after every candidate, or
  * clsort__sample_final (top-k of a k it takes) writes the first k keys
  * into out_keys and positions into indices (either NULL) from the
- * candidates directly; clsort__sample_check then reads the counts and
- * sets the fields as late_room 0 does (found false also when
- * clsort__sample_final gave up on many keys equal to the k-th; the
+ * candidates directly; after the pads, with positions, the caller may
+ * sort the `count` entries stably by key alone and clsort__sample_settle
+ * then writes the first k keys (out_keys, or NULL) and positions
+ * (indices) in the stable order, settling equal keys by position;
+ * clsort__sample_check then reads the counts and sets the fields as
+ * late_room 0 does (found false also when clsort__sample_final or
+ * clsort__sample_settle gave up on many keys equal to the k-th; the
  * buffers keep their contents). */
 typedef struct clsort__sampled {
-  bool found, pending, final_ran;
+  bool found, pending, final_ran, settle_ran;
   cl_mem keys, positions;
   size_t count, below;
   uint64_t hi;
@@ -267,6 +271,9 @@ bool clsort__sample_final_takes(size_t k);
 clsort_status clsort__sample_final(clsort_context *ctx, const clsort__sort_job *job,
                                    clsort__sampled *out, size_t k, cl_mem out_keys,
                                    cl_mem indices);
+clsort_status clsort__sample_settle(clsort_context *ctx, const clsort__sort_job *job,
+                                    clsort__sampled *out, size_t k, cl_mem sorted_keys,
+                                    cl_mem sorted_positions, cl_mem out_keys, cl_mem indices);
 clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *job,
                                    clsort__sampled *out);
 /* Whether top-k reads the sampled path's counts late (late_room > 0): on

@@ -15,6 +15,7 @@
  * select saves little, sorts everything instead. */
 #include "sorts/sorts.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Bits per round: 256 buckets, four rounds for 4-byte keys. */
@@ -200,6 +201,37 @@ static clsort_status order_candidates(clsort_context *ctx, const clsort__sort_jo
   return clsort__radix_sort(ctx, &s);
 }
 
+/* The c candidates in ck with their positions in ci sorted stably by key
+ * alone (every bit), out of place into the select's slots, so that the
+ * sort needs no copy back: what topk_settle reads (the late read of a k
+ * above topk_final's). One sort instead of two: on the H100 each costs
+ * about six launches of about 10 us whatever the count (2^26 keys,
+ * docs/PERFORMANCE.md), and the position sort is what stability needed. */
+static clsort_status sort_by_key(clsort_context *ctx, const clsort__sort_job *job, cl_mem ck,
+                                 cl_mem ci, size_t c, cl_mem *sk, cl_mem *si) {
+  size_t ks = clsort_type_size(job->type), is = job->value_size;
+  clsort__sort_job s = *job;
+  s.n = c;
+  s.begin_bit = 0;
+  s.end_bit = (unsigned)ks * 8;
+  s.keys_in = ck;
+  s.vals_in = ci;
+  s.make_index = false;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_A, c * ks, &s.keys_out));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_B, c * is, &s.vals_out));
+  FORWARD_IF_ERROR(clsort__radix_sort(ctx, &s));
+  *sk = s.keys_out;
+  *si = s.vals_out;
+  return CLSORT_SUCCESS;
+}
+
+/* CLSORT_TOPK_SETTLE=0 sorts by position and by key instead (the path
+ * before topk_settle), for comparison. */
+static bool settles(void) {
+  const char *v = getenv("CLSORT_TOPK_SETTLE");
+  return !(v && strcmp(v, "0") == 0);
+}
+
 /* The keys at or below the k-th (and their positions), appended in one
  * pass after the radix select found the k-th: the path of a small k when
  * the sampled path missed. */
@@ -257,8 +289,9 @@ static clsort_status copy_out(clsort_context *ctx, const clsort__sort_job *job, 
  * top_k_sample.c), the result is written before the one read that says
  * whether the bracket held (when it did not, the radix select's result
  * overwrites the outputs): for k up to 512 topk_final writes it from the
- * candidates in one launch, else the whole padded buffer is sorted and
- * its first k copied out. */
+ * candidates in one launch; above, the whole padded buffer is sorted by
+ * key and topk_settle writes its first k, equal keys settled by position
+ * (keys alone: sorted and copied out). */
 static clsort_status select_and_sort(clsort_context *ctx, const clsort__sort_job *job,
                                      cl_mem keys, size_t n, size_t k, cl_mem out_keys,
                                      cl_mem indices) {
@@ -269,6 +302,11 @@ static clsort_status select_and_sort(clsort_context *ctx, const clsort__sort_job
   if (got.pending) {
     if (clsort__sample_final_takes(k)) {
       FORWARD_IF_ERROR(clsort__sample_final(ctx, job, &got, k, out_keys, indices));
+    } else if (job->value_size && settles()) {
+      cl_mem sk, si;
+      FORWARD_IF_ERROR(clsort__sample_pad(ctx, job, &got));
+      FORWARD_IF_ERROR(sort_by_key(ctx, job, got.keys, got.positions, got.count, &sk, &si));
+      FORWARD_IF_ERROR(clsort__sample_settle(ctx, job, &got, k, sk, si, out_keys, indices));
     } else {
       FORWARD_IF_ERROR(clsort__sample_pad(ctx, job, &got));
       FORWARD_IF_ERROR(order_candidates(ctx, job, got.keys, got.positions, got.count, n, got.hi));

@@ -189,11 +189,12 @@ static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
 }
 
 /* The control buffer's layout (topk.cl's TK_*), in 4-byte words: the
- * counts, topk_final's flag, the thresholds from word 4, the sample from
- * word 8. */
+ * counts, topk_final's and topk_settle's flags, the thresholds from word
+ * 4, the sample from word 8. */
 #define CTL_FOUND 0
 #define CTL_BELOW 1
 #define CTL_FINAL 2
+#define CTL_UNSETTLED 3
 #define CTL_BOUNDS 4
 #define CTL_SAMPLE 8
 
@@ -283,6 +284,29 @@ clsort_status clsort__sample_final(clsort_context *ctx, const clsort__sort_job *
   return CLSORT_SUCCESS;
 }
 
+clsort_status clsort__sample_settle(clsort_context *ctx, const clsort__sort_job *job,
+                                    clsort__sampled *out, size_t k, cl_mem sorted_keys,
+                                    cl_mem sorted_positions, cl_mem out_keys, cl_mem indices) {
+  size_t ks = clsort_type_size(job->type);
+  cl_kernel kernel;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_settle", &kernel));
+  cl_uint count32 = (cl_uint)out->count, k32 = (cl_uint)k;
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  int wide = out->position_size == 8, write_keys = out_keys != NULL;
+  cl_mem ok = out_keys ? out_keys : sorted_keys;
+  clsort__arg args[] = {ARG(out->ctl),          ARG(count32),  ARG(k32),
+                        ARG(kind),              ARG(desc),     ARG(sorted_keys),
+                        ARG(wide),              ARG(sorted_positions), ARG(sorted_positions),
+                        ARG(write_keys),        ARG(ok),       ARG(indices),
+                        ARG(indices)};
+  /* topk.cl's TK_RUN_MAX: the entries past k whose run may start before. */
+  size_t wg = ctx->tuning.wg_size, items = clsort__min(out->count, k + 4096);
+  FORWARD_IF_ERROR(clsort__launch(ctx, kernel, clsort__div_up(items, wg) * wg, wg, 13, args, 0,
+                                  NULL, NULL));
+  out->settle_ran = true;
+  return CLSORT_SUCCESS;
+}
+
 clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *job,
                                    clsort__sampled *out) {
   size_t ks = clsort_type_size(job->type);
@@ -303,13 +327,17 @@ clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *
   }
   size_t found = words[CTL_FOUND], below = words[CTL_BELOW];
   out->found = found <= out->cap && below <= out->first && below + found > out->last;
-  /* topk_final also gives up on too many keys equal to the k-th. */
+  /* topk_final and topk_settle also give up on too many keys equal to
+   * the k-th. */
   if (out->final_ran) out->found = out->found && words[CTL_FINAL];
+  if (out->settle_ran) out->found = out->found && !words[CTL_UNSETTLED];
   out->pending = false;
   last_path = out->found ? SELECT_PATH_SAMPLED : SELECT_PATH_FALLBACK;
   clsort__debug("top-k sample: lo=%llx hi=%llx cap=%zu found=%zu below=%zu%s%s",
                 (unsigned long long)lo, (unsigned long long)hi, out->cap, found, below,
-                out->final_ran ? (words[CTL_FINAL] ? " final" : " final gave up") : "",
+                out->final_ran ? (words[CTL_FINAL] ? " final" : " final gave up")
+                : out->settle_ran ? (words[CTL_UNSETTLED] ? " settle gave up" : " settled")
+                                  : "",
                 out->found ? "" : ": missed");
   out->count = found;
   out->below = below;

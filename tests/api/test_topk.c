@@ -196,8 +196,9 @@ static void sampled_case(clsort_type t, int dist, size_t n, bool desc, const siz
 }
 
 /* Keys in random order among n / 8 values, about 8 copies of each: ties
- * at the k-th that the path itself must settle by position (topk_final
- * among the keys it gathers, or the candidates' sorts). */
+ * at the k-th that the path itself must settle by position (late:
+ * topk_final among the keys it gathers, topk_settle after the sort by
+ * key; early: the candidates' sorts). */
 static void sampled_duplicates(clsort_type t, size_t n, bool desc, const size_t *kk, size_t nk) {
   t_rng r;
   t_rng_init(&r, "topk_duplicates");
@@ -228,8 +229,8 @@ T_TEST(topk_sampled) {
      * radix select by default. */
     setenv("CLSORT_TOPK", "sampled", 1);
     sampled_case(t, D_UNIFORM, n, _i == late, kk, 3, PATH_SAMPLED, ranks, nr, PATH_SAMPLED);
-    size_t k_dup[2] = {100, 500};
-    sampled_duplicates(t, n, _i != late, k_dup, 2);
+    size_t k_dup[3] = {100, 500, 2000};
+    sampled_duplicates(t, n, _i != late, k_dup, 3);
     /* Thresholds too low. */
     size_t k_low[1] = {1000};
     setenv("CLSORT_TOPK", "low", 1);
