@@ -468,9 +468,9 @@ CLSORT_API clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsor
  * those keys with their positions (of 2^26 random keys: about 16K for k
  * = 100, 57K for k = 10^4). On GPUs nothing is read back until the
  * result is written: for k up to 512 one work-group ranks the candidates
- * at or below the k-th and writes the result, above that the candidates
- * are sorted as below; then one read of the counts says whether the
- * threshold held. When
+ * at or below the k-th and writes the result; above, the candidates are
+ * sorted by key and equal keys then placed by position; then one read of
+ * the counts says whether the threshold held. When
  * the count shows fewer than k or more than its buffer holds (many equal
  * keys, an unlucky sample), the radix select runs as below: the result
  * is the same, one pass later. The radix select finds the k-th key

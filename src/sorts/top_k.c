@@ -11,8 +11,10 @@
  * every key at or below the k-th (with its input position) in one pass,
  * sorts that small set by position and then stably by key with the radix
  * sort, and keeps its first k: ties at the boundary go to the lowest
- * input positions, as the stable order has them. A large k, for which the
- * select saves little, sorts everything instead. */
+ * input positions, as the stable order has them. On GPUs the sampled
+ * path writes top-k's result itself and its counts are read only at the
+ * end (select_and_sort). A large k, for which the select saves little,
+ * sorts everything instead. */
 #include "sorts/sorts.h"
 
 #include <stdlib.h>

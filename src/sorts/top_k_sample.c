@@ -19,11 +19,18 @@
  * thresholds between them. The counts are then read either at once
  * (early: select, which needs them to go on, and the CPU shape, where a
  * read is cheap and sorting exactly the candidates, over only the bits
- * the threshold leaves, pays) or, for top-k on GPUs, at the end (late):
- * topk_pad fills the buffer past the candidates with keys that sort last,
- * the whole buffer is sorted and its first k copied out, and only then
- * does one read (clsort__sample_check) say whether the bracket held;
- * when it did not, the radix select runs and overwrites the outputs. */
+ * the threshold leaves, pays) or, for top-k on GPUs, at the end (late),
+ * once the result is written without the host knowing how many
+ * candidates there are: for k up to 512 topk_final (one work-group)
+ * writes it from the candidates; above, topk_pad fills the buffer past
+ * the candidates with keys that sort last, the whole buffer is sorted by
+ * key and topk_settle writes its first k with equal keys in position
+ * order (the sort by position is what it saves: on the H100 each radix
+ * sort of the candidates cost about six launches of about 10 us whatever
+ * their count). Only then does one read (clsort__sample_check) say
+ * whether the bracket held and those kernels did not give up (many keys
+ * equal to the k-th); when not, the radix select runs and overwrites the
+ * outputs. */
 #include "sorts/sorts.h"
 
 #include <stdlib.h>
@@ -73,8 +80,9 @@ static knob read_knob(void) {
 /* On the H100 the sampled select lost to the radix select (2^24 / 2^26
  * u32: 0.47 / 0.59 ms against 0.24 / 0.52; u64 0.60 / 0.79 against 0.39 /
  * 0.76): the radix select's four histogram passes are cheap there, and the
- * sampled path's two blocking reads are not. Top-k gains (the candidates'
- * sort is what it saves), so only select keeps the radix select on GPUs. */
+ * sampled path's two blocking reads were not (one is left since: not
+ * measured there yet). Top-k gains (the candidates' sort is what it
+ * saves), so only select keeps the radix select on GPUs. */
 bool clsort__select_samples(const clsort_context *ctx) {
   knob k = read_knob();
   if (k == KNOB_RADIX) return false;
