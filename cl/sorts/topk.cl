@@ -206,9 +206,9 @@ KERNEL void topk_thresholds(__global uint *ctl, uint s, int lo_rank, uint hi_ran
   const __global KEY_T *sample = (const __global KEY_T *)(ctl + TK_SAMPLE);
   bool want_lo = lo_rank >= 0 && (uint)lo_rank < min(hi_rank, s);
   uint less, equal;
-  KEY_T hi = tk_select(sample, s, 0, 0, hi_rank, &less, &equal, hist, tmp, pick);
-  KEY_T lo = tk_select(sample, s, 0, 0, want_lo ? (uint)lo_rank : UINT_MAX, &less, &equal, hist,
-                       tmp, pick);
+  KEY_T hi = tk_select(sample, s, 0, 0, hi_rank, &less, &equal, hist, tmp, pick), lo = 0;
+  /* Uniform over the group (kernel arguments): top-k skips the rounds. */
+  if (want_lo) lo = tk_select(sample, s, 0, 0, (uint)lo_rank, &less, &equal, hist, tmp, pick);
   if (get_local_id(0) == 0) {
     __global KEY_T *bounds = (__global KEY_T *)(ctl + TK_BOUNDS);
     bounds[0] = force_zero ? (KEY_T)0 : lo;
