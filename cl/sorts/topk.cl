@@ -7,8 +7,8 @@
  * primitive). The last step appends every key at or below the k-th.
  * Before all that, the sampled path (src/sorts/top_k_sample.c) tries to
  * find the candidates in one pass with nothing read back on the way:
- * topk_sample draws keys, topk_thresholds (one work-group) picks the
- * thresholds from them, topk_filter keeps the keys between them, and
+ * topk_thresholds (one work-group) draws keys (on GPUs; topk_sample in the
+ * CPU shape) and picks the thresholds from them, topk_filter keeps the keys between them, and
  * topk_pad fills the candidates' buffer past them for a sort of its
  * whole length.
  *
@@ -92,22 +92,27 @@ KERNEL void topk_append(__global const KEY_T *keys, ulong n, KEY_T threshold, in
   }
 }
 
-/* The sample of the sampled path: sample[i] = the order bits of one key
- * of stratum i, [i * n / s, (i + 1) * n / s), at an offset a hash of i
- * picks, so that sorted input gives exact quantiles and a period in the
- * input cannot line up with the strata; into ctl from word TK_SAMPLE.
- * s <= n, n < 2^32. */
+/* The sample of the sampled path: entry i (< s) is the order bits of one
+ * key of stratum i, [i * n / s, (i + 1) * n / s), at an offset a hash of
+ * i picks, so that sorted input gives exact quantiles and a period in the
+ * input cannot line up with the strata. s <= n, n < 2^32. */
+inline ulong tk_sample_at(uint i, ulong n, uint s) {
+  ulong first = (ulong)i * n / s, len = (ulong)(i + 1) * n / s - first;
+  uint h = (i + 1u) * 0x9E3779B9u;
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  return first + h % len;
+}
+
+/* The sample into ctl from word TK_SAMPLE, a work-item per entry: the CPU
+ * shape's draw (on GPUs topk_thresholds draws it itself, one launch
+ * less). */
 KERNEL void topk_sample(__global const KEY_T *keys, ulong n, uint s, int kind, int desc,
                         __global uint *ctl) {
   __global KEY_T *out = (__global KEY_T *)(ctl + TK_SAMPLE);
-  for (uint i = get_global_id(0); i < s; i += get_global_size(0)) {
-    ulong first = (ulong)i * n / s, len = (ulong)(i + 1) * n / s - first;
-    uint h = (i + 1u) * 0x9E3779B9u;
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    out[i] = key_to_bits(keys[first + h % len], kind, desc);
-  }
+  for (uint i = get_global_id(0); i < s; i += get_global_size(0))
+    out[i] = key_to_bits(keys[tk_sample_at(i, n, s)], kind, desc);
 }
 
 /* The digit of rank *r (0-based) among the keys that a histogram `hist`
@@ -191,20 +196,42 @@ UNROLL
 }
 
 /* The sampled path's thresholds, picked on the device so that the host
- * reads nothing before the filter runs. One work-group. Of the s sample
- * keys (order bits, ctl from TK_SAMPLE) it finds the one of rank hi_rank
+ * reads nothing before the filter runs. One work-group. With draw, it
+ * first draws the sample of keys[0, n) itself (as topk_sample does, which
+ * otherwise ran before). Of the s sample keys (order bits, ctl from
+ * TK_SAMPLE) it finds the one of rank hi_rank
  * (hi; none when hi_rank >= s: hi = all ones) and the one of rank
  * lo_rank (lo; none when lo_rank < 0 or lo_rank >= min(hi_rank, s): lo =
  * 0), as the host's choice was, with tk_select. force_zero
  * (CLSORT_TOPK=low) sets both to 0. Writes lo and hi at TK_BOUNDS and
  * zeroes the words of the filter, topk_final and topk_settle. Local: 256 +
  * WG_SIZE + 3 uints. */
-KERNEL void topk_thresholds(__global uint *ctl, uint s, int lo_rank, uint hi_rank,
+KERNEL void topk_thresholds(__global const KEY_T *keys, ulong n, int kind, int desc, int draw,
+                            __global uint *ctl, uint s, int lo_rank, uint hi_rank,
                             int force_zero) {
   __local uint hist[256], tmp[WG_SIZE];
   volatile __local uint pick[3];
-  const __global KEY_T *sample = (const __global KEY_T *)(ctl + TK_SAMPLE);
+  __global KEY_T *sample = (__global KEY_T *)(ctl + TK_SAMPLE);
   bool want_lo = lo_rank >= 0 && (uint)lo_rank < min(hi_rank, s);
+  /* draw: the sample first, TK_BATCH random reads in flight per
+   * work-item, made visible to the group before tk_select reads it. */
+  uint lid = get_local_id(0), reads = draw ? s : 0;
+  for (uint base = 0; base < reads; base += WG_SIZE * TK_BATCH) {
+    KEY_T x[TK_BATCH];
+UNROLL
+    for (uint j = 0; j < TK_BATCH; j++) {
+      uint i = base + j * WG_SIZE + lid;
+      x[j] = i < reads ? keys[tk_sample_at(i, n, s)] : (KEY_T)0;
+    }
+UNROLL
+    for (uint j = 0; j < TK_BATCH; j++) {
+      uint i = base + j * WG_SIZE + lid;
+      if (i < reads) sample[i] = key_to_bits(x[j], kind, desc);
+    }
+  }
+#if WG_SIZE > 1
+  barrier(CLK_GLOBAL_MEM_FENCE);
+#endif
   uint less, equal;
   KEY_T hi = tk_select(sample, s, 0, 0, hi_rank, &less, &equal, hist, tmp, pick), lo = 0;
   /* Uniform over the group (kernel arguments): top-k skips the rounds. */

@@ -10,9 +10,9 @@
  *
  * Nothing comes back to the host on the way. The host plans from n and
  * the ranks alone (the sample size, the sample ranks of the thresholds,
- * the buffer: make_plan); the device draws the sample, picks the
+ * the buffer: make_plan); the device draws the sample and picks the
  * thresholds from it (topk_thresholds, one work-group: a radix select of
- * both sample ranks) into the control buffer, and the filter reads them
+ * each sample rank) into the control buffer, and the filter reads them
  * there. On the H100 each blocking round trip cost tens of microseconds
  * of an operation of about 0.3 ms (2^26 u32 keys: the keys' one read is
  * about 0.09), and the path had two, with the host's choice of the
@@ -206,28 +206,35 @@ static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
 #define CTL_BOUNDS 4
 #define CTL_SAMPLE 8
 
-/* The sample, then the thresholds from it, into ctl: two launches. */
+/* The sample, then the thresholds from it, into ctl. On GPUs one launch:
+ * topk_thresholds' group draws the sample itself (16384 random reads, 64
+ * per work-item in flight 16 at a time), where a launch of its own cost
+ * 0.007-0.018 ms on the H100 (docs/results/topk-2026-11-25-h100). The
+ * CPU shape's one work-item would draw it serially: there topk_sample
+ * draws it first, over a few work-items. */
 static clsort_status pick_thresholds(clsort_context *ctx, const clsort__sort_job *job,
                                      cl_mem keys, size_t n, const plan *p, knob kb, cl_mem ctl) {
-  size_t ks = clsort_type_size(job->type);
-  cl_kernel sample, thresholds;
-  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_sample", &sample));
+  size_t ks = clsort_type_size(job->type), wg = ctx->tuning.wg_size;
+  cl_kernel thresholds;
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_thresholds", &thresholds));
   cl_ulong n64 = n;
   cl_uint s32 = (cl_uint)p->s;
-  int kind = clsort__key_kind(job->type), desc = job->descending;
-  clsort__arg args[] = {ARG(keys), ARG(n64), ARG(s32), ARG(kind), ARG(desc), ARG(ctl)};
-  /* A work-item per key on GPUs; the CPU shape's groups of one
-   * work-item cost a launch each, so there a few walk the sample. */
-  size_t wg = ctx->tuning.wg_size;
-  size_t global = wg > 1 ? clsort__div_up(p->s, wg) * wg : clsort__chunking(ctx, p->s, 256).groups;
-  FORWARD_IF_ERROR(clsort__launch(ctx, sample, global, wg, 6, args, 0, NULL, NULL));
+  int kind = clsort__key_kind(job->type), desc = job->descending, draw = wg > 1;
+  if (!draw) {
+    cl_kernel sample;
+    FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_sample", &sample));
+    clsort__arg args[] = {ARG(keys), ARG(n64), ARG(s32), ARG(kind), ARG(desc), ARG(ctl)};
+    size_t global = clsort__chunking(ctx, p->s, 256).groups;
+    FORWARD_IF_ERROR(clsort__launch(ctx, sample, global, wg, 6, args, 0, NULL, NULL));
+  }
   /* hi_rank >= s (no upper threshold) and lo_rank -1 (no lower one) pass
    * as they are: the kernel knows both. */
   cl_int lo_rank = (cl_int)p->lo_rank, force_zero = kb == KNOB_LOW;
   cl_uint hi_rank = (cl_uint)clsort__min(p->hi_rank, p->s);
-  clsort__arg targs[] = {ARG(ctl), ARG(s32), ARG(lo_rank), ARG(hi_rank), ARG(force_zero)};
-  return clsort__launch(ctx, thresholds, wg, wg, 5, targs, 0, NULL, NULL);
+  clsort__arg targs[] = {ARG(keys),    ARG(n64),     ARG(kind),    ARG(desc),
+                         ARG(draw),    ARG(ctl),     ARG(s32),     ARG(lo_rank),
+                         ARG(hi_rank), ARG(force_zero)};
+  return clsort__launch(ctx, thresholds, wg, wg, 10, targs, 0, NULL, NULL);
 }
 
 /* An element-wise topk.cl kernel over n elements (its TK_FOR): enough
