@@ -206,9 +206,10 @@ static clsort_status order_candidates(clsort_context *ctx, const clsort__sort_jo
 /* The c candidates in ck with their positions in ci sorted stably by key
  * alone (every bit), out of place into the select's slots, so that the
  * sort needs no copy back: what topk_settle reads (the late read of a k
- * above topk_final's). One sort instead of two: on the H100 each costs
+ * above topk_final's). One sort instead of two: on the H100 each cost
  * about six launches of about 10 us whatever the count (2^26 keys,
- * docs/PERFORMANCE.md), and the position sort is what stability needed. */
+ * docs/results/topk-2026-11-25-h100/topk-profile.log), and the sort by
+ * position was there for stability alone. */
 static clsort_status sort_by_key(clsort_context *ctx, const clsort__sort_job *job, cl_mem ck,
                                  cl_mem ci, size_t c, cl_mem *sk, cl_mem *si) {
   size_t ks = clsort_type_size(job->type), is = job->value_size;

@@ -264,7 +264,8 @@ clsort_status clsort__sample_pad(clsort_context *ctx, const clsort__sort_job *jo
 /* The largest k that topk_final takes (its TK_FINAL_MAX gathered keys
  * leave room for ties at the k-th): it replaces about a dozen launches
  * (the pad, two radix sorts, two copies; about 0.12 ms of device time on
- * the H100 whatever the count, docs/PERFORMANCE.md) with one of one
+ * the H100 whatever the count, docs/results/topk-2026-11-25-h100/
+ * topk-profile.log) with one of one
  * work-group, whose rank count costs m^2 / WG_SIZE comparisons for m
  * gathered keys. CLSORT_TOPK_FINAL=K sets the limit (0: never), for the
  * tests and for measuring. */
