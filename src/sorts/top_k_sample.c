@@ -209,9 +209,11 @@ static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
 /* The sample, then the thresholds from it, into ctl. On GPUs one launch:
  * topk_thresholds' group draws the sample itself (16384 random reads, 64
  * per work-item in flight 16 at a time), where a launch of its own cost
- * 0.007-0.018 ms on the H100 (docs/results/topk-2026-11-25-h100). The
- * CPU shape's one work-item would draw it serially: there topk_sample
- * draws it first, over a few work-items. */
+ * 0.007-0.018 ms on the H100 (docs/results/topk-2026-11-25-h100); by
+ * reasoning, not measured: one SM's loads in flight may bound the draw
+ * (CLSORT_TOPK_DRAW=apart draws it in topk_sample on GPUs too, to
+ * compare). The CPU shape's one work-item would draw it serially: there
+ * topk_sample draws it first, over a few work-items. */
 static clsort_status pick_thresholds(clsort_context *ctx, const clsort__sort_job *job,
                                      cl_mem keys, size_t n, const plan *p, knob kb, cl_mem ctl) {
   size_t ks = clsort_type_size(job->type), wg = ctx->tuning.wg_size;
@@ -219,12 +221,17 @@ static clsort_status pick_thresholds(clsort_context *ctx, const clsort__sort_job
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_thresholds", &thresholds));
   cl_ulong n64 = n;
   cl_uint s32 = (cl_uint)p->s;
-  int kind = clsort__key_kind(job->type), desc = job->descending, draw = wg > 1;
+  const char *apart = getenv("CLSORT_TOPK_DRAW");
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  int draw = wg > 1 && !(apart && strcmp(apart, "apart") == 0);
   if (!draw) {
     cl_kernel sample;
     FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_sample", &sample));
     clsort__arg args[] = {ARG(keys), ARG(n64), ARG(s32), ARG(kind), ARG(desc), ARG(ctl)};
-    size_t global = clsort__chunking(ctx, p->s, 256).groups;
+    /* A work-item per key on GPUs; the CPU shape's groups of one
+     * work-item cost a launch each, so there a few walk the sample. */
+    size_t global =
+        wg > 1 ? clsort__div_up(p->s, wg) * wg : clsort__chunking(ctx, p->s, 256).groups;
     FORWARD_IF_ERROR(clsort__launch(ctx, sample, global, wg, 6, args, 0, NULL, NULL));
   }
   /* hi_rank >= s (no upper threshold) and lo_rank -1 (no lower one) pass
