@@ -231,6 +231,16 @@ T_TEST(topk_sampled) {
     sampled_case(t, D_UNIFORM, n, _i == late, kk, 3, PATH_SAMPLED, ranks, nr, PATH_SAMPLED);
     size_t k_dup[3] = {100, 500, 2000};
     sampled_duplicates(t, n, _i != late, k_dup, 3);
+    if (late) {
+      /* The late read's other ways (benchmark knobs): k = 100 sorted and
+       * settled (topk_final off), k = 2000 by the two sorts. */
+      setenv("CLSORT_TOPK_FINAL", "0", 1);
+      sampled_duplicates(t, n, _i == 0, k_dup, 1);
+      unsetenv("CLSORT_TOPK_FINAL");
+      setenv("CLSORT_TOPK_SETTLE", "0", 1);
+      sampled_duplicates(t, n, _i == 0, k_dup + 2, 1);
+      unsetenv("CLSORT_TOPK_SETTLE");
+    }
     /* Thresholds too low. */
     size_t k_low[1] = {1000};
     setenv("CLSORT_TOPK", "low", 1);
