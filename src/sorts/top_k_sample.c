@@ -1,6 +1,6 @@
 /* top_k_sample.c: the sampled path of top-k and select, which finds their
- * candidates reading the keys once. A sample of the keys (topk_sample:
- * one per stratum of positions) gives thresholds lo <= hi that, with high
+ * candidates reading the keys once. A sample of the keys (one per
+ * stratum of positions) gives thresholds lo <= hi that, with high
  * probability, bracket the ranks asked for while few keys lie between
  * them; one pass (topk_filter) then appends the keys in [lo, hi] and
  * counts those below lo. The counts tell whether the bracket held: when
