@@ -21,16 +21,41 @@
  * values do not pass through local memory: each output reads its value
  * from the position its key came from.
  *
+ * With MG_SEGMENTED the same two kernels serve the segmented sort's long
+ * segments (src/sorts/segment_merge.c): each segment has its own runs,
+ * counted from its first key, and its own groups; only where a group's
+ * pair lies differs (segment_pair below), and the stores are scalar,
+ * since a segment may start anywhere.
+ *
  * Needs common.cl and keys.cl before it, and
  *   HAS_VALUES, VALUE_T  a payload moved with each key (uint or ulong)
  *   MG_WG                work-items per group
  *   MG_ITEMS             outputs per work-item; MG_TILE = MG_WG * MG_ITEMS
  *                        must be a power of two that divides 2 * run
+ *   MG_SEGMENTED         (optional) 1: the segmented sort's variant
  * `run` (a kernel argument) must be a power of two.
  */
 #if !defined(MG_WG) || !defined(MG_ITEMS) || !defined(HAS_VALUES) || !defined(VALUE_T)
 #error "merge.cl needs MG_WG, MG_ITEMS, HAS_VALUES and VALUE_T"
 #endif
+#ifndef MG_SEGMENTED
+#define MG_SEGMENTED 0
+#endif
+/* MG_REGS (GPUs): each work-item keeps its merged keys in registers and
+ * writes them back over the tile's input keys, swizzled (MG_SWZ), so
+ * that the stores read them without the source positions; the positions
+ * are kept only to gather values. Without it, the keys are gathered
+ * through the positions, a random read of local memory per key. */
+#if !defined(MG_REGS) || MG_WG == 1
+#undef MG_REGS
+#define MG_REGS 0
+#endif
+/* A slot of `in` for output t when MG_REGS: consecutive slots in one
+ * 128-byte row of banks permuted by the row's number, so that both the
+ * blocked writes (MG_ITEMS apart) and the striped reads hit distinct
+ * banks. */
+#define MG_ROW (128 / (KEY_BITS / 8))
+#define MG_SWZ(t) ((t) ^ (((t) / MG_ROW) & (MG_ROW - 1)))
 
 #define MG_TILE (MG_WG * MG_ITEMS)
 /* A barrier of the merge groups (none for one work-item, the CPU shape:
@@ -90,17 +115,69 @@ inline bool before_diagonal(const global KEY_T *keys_a, const global KEY_T *keys
   return key_to_bits(keys_a[a + i], kind, desc) <= key_to_bits(keys_b[b + d - 1 - i], kind, desc);
 }
 
-/* The pair that output `out_begin` belongs to (see merge_pass): its left
- * run A at a with na keys, its right run B at b (in keys_b) with nb keys,
- * and the output's diagonal d within the pair. */
-#define MG_PAIR(out_begin)                                                  \
-  const ulong pair = (out_begin) & ~(2 * run - 1); /* runs: powers of 2 */ \
-  const ulong na = min(left, n - pair), nb = min(run, n - pair - na);       \
-  const ulong a = pair, b = b_apart ? b_first : pair + na;                  \
-  const ulong d0 = (out_begin) - pair
+/* Where group g's outputs lie: in the pair of runs A = keys_in[a, a + na)
+ * and B = keys_b[b, b + nb), from diagonal d0 of the pair on, written
+ * from keys_out[out] on. */
+typedef struct mg_pair {
+  ulong a, b, na, nb, d0, out;
+} mg_pair;
 
-/* Work-items per merge_partition group: the probes of its search. */
+/* The sort's pairs (see merge_pass): one every 2 * run outputs. */
+inline mg_pair sort_pair(ulong g, ulong n, ulong run, ulong left, ulong b_first, int b_apart) {
+  mg_pair q;
+  q.out = g * MG_TILE;
+  const ulong pair = q.out & ~(2 * run - 1); /* runs: powers of 2 */
+  q.na = min(left, n - pair);
+  q.nb = min(run, n - pair - q.na);
+  q.a = pair;
+  q.b = b_apart ? b_first : pair + q.na;
+  q.d0 = q.out - pair;
+  return q;
+}
+
+/* The segmented sort's pairs. segs holds 4 ulongs per long segment: its
+ * first key, its length, its first group, and the pass it starts at
+ * (runs of `tile` keys then, doubled at each pass after); one more entry
+ * whose third word is the number of groups. This pass (number `pass`)
+ * merges the first `count` segments. A segment's runs count from its
+ * first key; one of at most `run` keys is a pair with an empty B, copied,
+ * so that every pass writes every segment it merges. */
+inline mg_pair segment_pair(ulong g, const global ulong *segs, uint count, uint pass, ulong tile) {
+  uint lo = 0, hi = count; /* segs[4 * lo + 2] <= g < segs[4 * hi + 2] */
+  while (hi - lo > 1) {
+    const uint mid = (lo + hi) / 2;
+    if (segs[4 * mid + 2] <= g)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  const ulong base = segs[4 * lo], len = segs[4 * lo + 1];
+  const ulong run = tile << (pass - (uint)segs[4 * lo + 3]);
+  const ulong o = (g - segs[4 * lo + 2]) * MG_TILE, pair = o & ~(2 * run - 1);
+  mg_pair q;
+  q.na = min(run, len - pair);
+  q.nb = min(run, len - pair - q.na);
+  q.a = base + pair;
+  q.b = q.a + q.na;
+  q.d0 = o - pair;
+  q.out = base + o;
+  return q;
+}
+
+/* The kernels' arguments that say where the pairs are, and the pair of
+ * group g. */
+#if MG_SEGMENTED
+#define MG_WHERE_ARGS const global ulong *segs, uint count, uint pass, ulong tile
+#define MG_PAIR_OF(g) segment_pair(g, segs, count, pass, tile)
+#else
+#define MG_WHERE_ARGS ulong n, ulong run, ulong left, ulong b_first, int b_apart
+#define MG_PAIR_OF(g) sort_pair(g, n, run, left, b_first, b_apart)
+#endif
+
+/* Group sizes of the two co-rank kernels: merge_partition's probes of
+ * one tile, and merge_partition_search's tiles. */
 #define MP_WG (MG_WG < 32 ? MG_WG : 32)
+#define MS_WG (MG_WG < 64 ? MG_WG : 64)
 #if MP_WG > 1
 #define MP_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #else
@@ -116,18 +193,20 @@ inline bool before_diagonal(const global KEY_T *keys_a, const global KEY_T *keys
  * keys takes 5 rounds of dependent global loads, not 23. The host passes
  * `rounds`, enough for the longest bracket: a loop of the same trip count
  * for every work-item, with no exit in its body (PoCL 5's work-group
- * compiler aborts on the loop with a break that was here). */
+ * compiler aborts on the loop with a break that was here). `groups` is
+ * merge_partition_search's. */
 __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition(
-    const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions, ulong n,
-    ulong run, ulong left, ulong b_first, int b_apart, int kind, int desc, uint rounds) {
+    const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions,
+    MG_WHERE_ARGS, int kind, int desc, uint rounds, ulong groups) {
   local ulong bounds[2];
   local uchar votes[MP_WG];
   const uint lid = get_local_id(0);
   const ulong g = get_group_id(0);
-  MG_PAIR(g * MG_TILE);
+  const mg_pair q = MG_PAIR_OF(g);
+  const ulong a = q.a, b = q.b, d0 = q.d0;
   if (lid == 0) {
-    bounds[0] = d0 > nb ? d0 - nb : 0;
-    bounds[1] = min(d0, na);
+    bounds[0] = d0 > q.nb ? d0 - q.nb : 0;
+    bounds[1] = min(d0, q.na);
   }
   MP_BARRIER();
   for (uint r = 0; r < rounds; r++) {
@@ -146,6 +225,29 @@ __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition
   if (lid == 0) partitions[g] = bounds[0];
 }
 
+/* The same co-ranks (g < groups) by a binary search of one work-item per
+ * tile: no barrier, no local memory, two loads per step. Each probe above
+ * reads a 32-byte sector of its own, and with many tiles those sectors
+ * add up: on the H100 at 2^26 u32 keys the probes took 58 us a pass, the
+ * searches 29 (CLSORT_PROFILE, serialised), while with few tiles the
+ * searches' chains of dependent loads cost more than the probes. */
+__kernel __attribute__((reqd_work_group_size(MS_WG, 1, 1))) void merge_partition_search(
+    const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions,
+    MG_WHERE_ARGS, int kind, int desc, uint rounds, ulong groups) {
+  const ulong g = get_global_id(0);
+  if (g >= groups) return;
+  const mg_pair q = MG_PAIR_OF(g);
+  ulong lo = q.d0 > q.nb ? q.d0 - q.nb : 0, hi = min(q.d0, q.na);
+  while (lo < hi) {
+    const ulong mid = (lo + hi) / 2;
+    if (before_diagonal(keys_in, keys_b, q.a, q.b, mid, q.d0, kind, desc))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  partitions[g] = lo;
+}
+
 /* Merges the pairs of sorted runs of keys_in into keys_out (and their
  * values from vals_in into vals_out); argsort's last pass passes
  * write_keys = 0 and writes values only. A pair starts every 2 * run
@@ -161,15 +263,49 @@ __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition
 __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     const global KEY_T *keys_in, const global KEY_T *keys_b, global KEY_T *keys_out,
     const global VALUE_T *vals_in, const global VALUE_T *vals_b, global VALUE_T *vals_out,
-    const global ulong *partitions, ulong n, ulong run, ulong left, ulong b_first, int b_apart,
-    int kind, int desc, int write_keys) {
+    const global ulong *partitions, MG_WHERE_ARGS, int kind, int desc, int write_keys,
+    uint rounds) {
   local KEY_T in[MG_TILE];           /* the tile's A keys, then its B keys */
+#if !MG_REGS || HAS_VALUES
   local uint src[PADDED(MG_TILE)];   /* output slot -> position in `in` */
+#endif
   const uint lid = get_local_id(0);
-  const ulong g = get_group_id(0), out_begin = g * MG_TILE;
-  MG_PAIR(out_begin);
+  const ulong g = get_group_id(0);
+  const mg_pair q = MG_PAIR_OF(g);
+  const ulong a = q.a, b = q.b, na = q.na, nb = q.nb, d0 = q.d0, out_begin = q.out;
   const ulong d1 = min(d0 + MG_TILE, na + nb);
-  const ulong a0 = partitions[g], a1_found = d1 == na + nb ? na : partitions[g + 1];
+  /* The co-ranks of d0 and d1: from merge_partition's launch, or with
+   * `rounds` > 0 found here, half the group probing each bracket as
+   * merge_partition does (few tiles: a launch of its own costs more than
+   * the rounds; many: the group would hold its local memory through them
+   * all). Brackets lo0, hi0, lo1, hi1. */
+  local ulong br[4];
+  local uchar votes[MG_WG];
+  if (lid == 0) {
+    br[0] = rounds ? (d0 > nb ? d0 - nb : 0) : partitions[g];
+    br[1] = rounds ? min(d0, na) : br[0];
+    br[2] = d1 == na + nb ? na : rounds ? (d1 > nb ? d1 - nb : 0) : partitions[g + 1];
+    br[3] = d1 == na + nb ? na : rounds ? min(d1, na) : br[2];
+  }
+  MG_BARRIER();
+#if MG_WG > 1
+  {
+    const uint probes = MG_WG / 2, side = lid >= probes, h = lid - side * probes;
+    const ulong d = side ? d1 : d0;
+    for (uint r = 0; r < rounds; r++) {
+      const ulong lo = br[2 * side], hi = br[2 * side + 1];
+      const bool open = lo < hi;
+      const ulong p = lo + (h + 1) * (hi - lo) / (probes + 1);
+      const bool t = open && before_diagonal(keys_in, keys_b, a, b, p, d, kind, desc);
+      votes[lid] = t;
+      MG_BARRIER();
+      if (open && t && (h == probes - 1 || !votes[lid + 1])) br[2 * side] = p + 1;
+      if (open && !t && (h == 0 || votes[lid - 1])) br[2 * side + 1] = p;
+      MG_BARRIER();
+    }
+  }
+#endif
+  const ulong a0 = br[0], a1_found = br[2];
   /* Sorted runs give a1 - a0 in [0, d1 - d0]; clsort_merge's caller may
    * pass unsorted arrays, whose co-ranks need not be monotone: clamped,
    * every index stays in range (the order is then unspecified). */
@@ -215,6 +351,24 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     }
     uint i = lo, j = dt - lo;
     KEY_T ka = i < nat ? in[i] : 0, kb = j < nbt ? in[nat + j] : 0;
+#if MG_REGS
+    KEY_T merged[MG_ITEMS];
+    UNROLL_FULL for (uint k = 0; k < MG_ITEMS; k++) {
+      bool take_a = j >= nbt || (i < nat && ka <= kb);
+      merged[k] = take_a ? ka : kb;
+      IF_MG_VALUES(if (dt + k < len) src[PAD(dt + k)] = take_a ? i : nat + j;)
+      if (take_a) {
+        i++;
+        ka = i < nat ? in[i] : 0;
+      } else {
+        j++;
+        kb = j < nbt ? in[nat + j] : 0;
+      }
+    }
+    MG_BARRIER(); /* every work-item has read its inputs from `in` */
+    UNROLL_FULL for (uint k = 0; k < MG_ITEMS; k++)
+      if (dt + k < len) in[MG_SWZ(dt + k)] = merged[k];
+#else
     UNROLL for (uint k = 0; k < MG_ITEMS; k++) {
       if (dt + k < len) {
         bool take_a = j >= nbt || (i < nat && ka <= kb);
@@ -228,14 +382,52 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
         }
       }
     }
+#endif
   }
   MG_BARRIER();
+/* The key bits of output t of the tile, and (values) the position in the
+ * tile's inputs it came from. */
+#if MG_REGS
+#define MG_OUT_BITS(t, s) in[MG_SWZ(t)]
+#else
+#define MG_OUT_BITS(t, s) in[s]
+#endif
+/* Reads of the source positions, which MG_REGS needs only for values. */
+#if !MG_REGS || HAS_VALUES
+#define MG_SRC(...) __VA_ARGS__
+#else
+#define MG_SRC(...)
+#endif
 
   /* Striped stores: 16-byte vectors over whole vectors (the tile starts
-   * on one), scalars for the tail. */
+   * on one), scalars for the tail; a segment's tile may start anywhere,
+   * so there all are scalar. `stored`: the outputs the main loop writes. */
   const ulong a_at = a + a0, b_at = b + b0 - nat; /* global position of in[s] */
-  const uint vecs = len / MG_V;
-#if MG_WG > 1
+  const uint vecs = MG_SEGMENTED ? 0 : len / MG_V;
+#if MG_WG > 1 && MG_SEGMENTED
+  /* GPUs, segments: each work-item's MG_ITEMS striped outputs are gathered
+   * first (the values from global memory, all loads in flight), then
+   * stored, coalesced. */
+  const uint stored = len;
+  {
+    KEY_T k[MG_ITEMS];
+    IF_MG_VALUES(VALUE_T w[MG_ITEMS];)
+    UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
+      const uint t = j * MG_WG + lid;
+      MG_SRC(const uint s = t < len ? src[PAD(t)] : 0;)
+      k[j] = bits_to_key(MG_OUT_BITS(t < len ? t : 0, s), kind, desc);
+      IF_MG_VALUES(w[j] = t >= len ? 0 : s < nat ? vals_in[a_at + s] : vals_b[b_at + s];)
+    }
+    UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
+      const uint t = j * MG_WG + lid;
+      if (t < len) {
+        if (write_keys) keys_out[out_begin + t] = k[j];
+        IF_MG_VALUES(vals_out[out_begin + t] = w[j];)
+      }
+    }
+  }
+#elif MG_WG > 1
+  const uint stored = vecs * MG_V;
   /* GPUs: each work-item's MG_ITEMS / MG_V vectors are gathered first
    * (the values from global memory, all loads in flight), then stored. */
   {
@@ -244,8 +436,8 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     UNROLL_FULL for (uint j = 0; j < MG_ITEMS / MG_V; j++) {
       UNROLL_FULL for (uint l = 0; l < MG_V; l++) {
         const uint t = (j * MG_WG + lid) * MG_V + l;
-        const uint s = t < len ? src[PAD(t)] : 0;
-        k[j * MG_V + l] = bits_to_key(in[s], kind, desc);
+        MG_SRC(const uint s = t < len ? src[PAD(t)] : 0;)
+        k[j * MG_V + l] = bits_to_key(MG_OUT_BITS(t < len ? t : 0, s), kind, desc);
         IF_MG_VALUES(w[j * MG_V + l] =
                          t >= len ? 0 : s < nat ? vals_in[a_at + s] : vals_b[b_at + s];)
       }
@@ -260,6 +452,7 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     }
   }
 #else
+  const uint stored = vecs * MG_V;
   for (uint v0 = 0; v0 < vecs; v0 += MG_WG) {
     const uint v = v0 + lid;
     if (v >= vecs) continue;
@@ -278,12 +471,13 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
 #endif
   }
 #endif
-  /* The tail (fewer than MG_V outputs, only in the last tile). */
-  for (uint t0 = vecs * MG_V; t0 < len; t0 += MG_WG) {
+  /* The tail (fewer than MG_V outputs, only in the last tile; all of a
+   * segment's tile in the CPU shape). */
+  for (uint t0 = stored; t0 < len; t0 += MG_WG) {
     const uint t = t0 + lid;
     if (t >= len) continue;
-    uint s = src[PAD(t)];
-    if (write_keys) keys_out[out_begin + t] = bits_to_key(in[s], kind, desc);
+    MG_SRC(uint s = src[PAD(t)];)
+    if (write_keys) keys_out[out_begin + t] = bits_to_key(MG_OUT_BITS(t, s), kind, desc);
 #if HAS_VALUES
     vals_out[out_begin + t] = s < nat ? vals_in[a_at + s] : vals_b[b_at + s];
 #endif

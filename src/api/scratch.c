@@ -165,11 +165,12 @@ static clsort_status scratch_bytes(clsort_context *ctx, clsort_operation op, cls
   /* The segmented sort: the list of up to n / 2 short segments too, or
    * on GPUs the packed path's plan (every tile holds 2 keys or more, every
    * head 1 key or more: at most n / 2 + 1 tiles of 16 bytes and n heads
-   * of 2) and the list of long segments (more than 16 keys each: 24
-   * bytes per segment and one more). */
+   * of 2), the list of long segments (more than 16 keys each: 32 bytes
+   * per segment and one more) and their merge groups' co-ranks (8 bytes
+   * per group of 16 keys or more, plus one per segment's last group). */
   if (op == CLSORT_OP_SEGMENTED_SORT && n >= 2)
     got += clsort__carve_bytes(ctx, clsort__max(n / 2 * 2 * sizeof(cl_ulong), (n / 2 + 2) * 16 + 2 * n)) +
-           clsort__carve_bytes(ctx, (n / 16 + 1) * 24);
+           clsort__carve_bytes(ctx, (n / 16 + 1) * 32) + clsort__carve_bytes(ctx, (n / 8 + 1) * 8);
   clFinish(ctx->queue);
   if (caller) {
     clsort__scratch_release_all(ctx);

@@ -81,6 +81,7 @@ typedef enum clsort__slot {
   SLOT_SEGMENT_VALUES,
   SLOT_SEGMENT_POS,  /* the global path's positions */
   SLOT_SEGMENT_IDS,  /* and segment ids */
+  SLOT_SEGMENT_PARTS, /* the long segments' merge co-ranks */
   SLOT_SELECT_A,     /* the radix select's candidates (ping-pong), */
   SLOT_SELECT_B,     /* then top-k's keys and positions */
   SLOT_SELECT_TABLE, /* the digit histogram */

@@ -17,6 +17,7 @@ static const clsort__program_spec merge_spec = {"merge", merge_files};
 /* The merge pass shape: work-items per group and outputs per work-item. */
 typedef struct merge_shape {
   unsigned wg, items;
+  bool regs; /* merged keys kept in registers (merge.cl's MG_REGS) */
 } merge_shape;
 
 /* GPUs: 16 outputs per work-item for 4-byte keys, 8 for 8-byte ones (a
@@ -29,6 +30,12 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
   merge_shape s;
   s.wg = ctx->tuning.wg_size;
   s.items = s.wg == 1 ? 2048 : key_size == 4 ? 16 : 8;
+  /* H100, 2^20-2^26 keys: the sorts with the keys in registers took 0.6
+   * to 0.8 of the time of those that gather them through the positions
+   * (u64 pairs at 2^26: 10.9 ms against 13.9), the same or better
+   * everywhere; CLSORT_MERGE_KEYS=positions measures the other. */
+  const char *keys = getenv("CLSORT_MERGE_KEYS");
+  s.regs = !(keys && strcmp(keys, "positions") == 0);
   static const char *const name = "CLSORT_MERGE";
   unsigned f[2] = {0, 0};
   if (clsort__env_fields(name, f, 2) == 2 &&
@@ -63,66 +70,126 @@ clsort__block_shape clsort__block_shape_for(const clsort_context *ctx, size_t el
   return b;
 }
 
+/* The merge program's kernel `name` for the pass shape s; segmented:
+ * merge.cl's variant for the segmented sort, which needs no block sort. */
 static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *job, merge_shape s,
-                                  const char *name, cl_kernel *out) {
+                                  bool segmented, const char *name, cl_kernel *out) {
   size_t key_size = clsort_type_size(job->type);
   char options[256], block[64] = "";
   /* The block sort's shape depends only on the element size: one program
    * per key and value type serves the sort and clsort_merge. CPU shapes
    * leave it out. */
-  if (!ctx->tuning.cpu_shape) {
+  if (!ctx->tuning.cpu_shape && !segmented) {
     clsort__block_shape b = clsort__block_shape_for(ctx, key_size + job->value_size);
     snprintf(block, sizeof block, " -DBS_WG=%u -DBS_ITEMS=%u", b.wg, b.items);
   }
   snprintf(options, sizeof options,
-           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u%s",
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DMG_WG=%u -DMG_ITEMS=%u "
+           "-DMG_SEGMENTED=%d -DMG_REGS=%d%s",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", s.wg, s.items, block);
+           job->value_size == 8 ? "ulong" : "uint", s.wg, s.items, segmented ? 1 : 0,
+           s.regs ? 1 : 0, block);
   return clsort__get_kernel(ctx, &merge_spec, options, name, out);
 }
 
-/* The two kernels of a merge pass. */
-typedef struct merge_kernels {
-  cl_kernel partition, merge;
-} merge_kernels;
-
-static clsort_status merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
-                                       merge_shape s, merge_kernels *k) {
-  FORWARD_IF_ERROR(merge_kernel(ctx, job, s, "merge_partition", &k->partition));
-  return merge_kernel(ctx, job, s, "merge_pass", &k->merge);
+clsort_status clsort__merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
+                                        size_t run, bool segmented, clsort__merge_kernels *k) {
+  merge_shape s = shape_for(ctx, clsort_type_size(job->type), run);
+  k->wg = s.wg;
+  k->tile = (size_t)s.wg * s.items;
+  FORWARD_IF_ERROR(merge_kernel(ctx, job, s, segmented, "merge_partition", &k->probe));
+  FORWARD_IF_ERROR(merge_kernel(ctx, job, s, segmented, "merge_partition_search", &k->search));
+  return merge_kernel(ctx, job, s, segmented, "merge_pass", &k->merge);
 }
 
-/* Where one merge pass reads and writes (merge.cl's merge_pass arguments). */
+/* The rounds that narrow a bracket of up to longest + 1 candidates to one
+ * when each divides it by fan_out. */
+static cl_uint rounds_for(size_t fan_out, size_t longest) {
+  cl_uint rounds = 0;
+  for (size_t reach = 1; reach <= longest; reach *= fan_out) rounds++;
+  return rounds;
+}
+
+/* How a pass finds its tiles' co-ranks (merge.cl). */
+typedef enum corank_way { CORANK_FUSED, CORANK_PROBE, CORANK_SEARCH } corank_way;
+
+/* H100 (2026-11-26, each way forced in one run, 2^20-2^26 keys): the
+ * searches won from 4096 tiles on (at 2^26 u32 keys the probes of
+ * merge_partition cost 58 us a pass against 29 for the searches: the
+ * probes' sectors add up over 16384 tiles); the probes won at 2048 (u32
+ * keys 2^23: 0.513 ms against 0.549); the search inside the merge won up
+ * to 1024 (2^22: 0.258 against 0.265), and saves a launch a pass.
+ * CLSORT_MERGE_PARTITION=fused|probe|search forces one (fused needs
+ * groups of 2 or more). */
+#define FUSED_MAX 1024
+#define SEARCH_MIN 4096
+static corank_way corank_way_for(const clsort__merge_kernels *k, size_t groups) {
+  const char *force = getenv("CLSORT_MERGE_PARTITION");
+  if (force && strcmp(force, "probe") == 0) return CORANK_PROBE;
+  if (force && strcmp(force, "search") == 0) return CORANK_SEARCH;
+  if (k->wg == 1) return CORANK_PROBE;
+  if (force && strcmp(force, "fused") == 0) return CORANK_FUSED;
+  return groups <= FUSED_MAX ? CORANK_FUSED : groups >= SEARCH_MIN ? CORANK_SEARCH : CORANK_PROBE;
+}
+
+clsort_status clsort__merge_launch(clsort_context *ctx, const clsort__merge_kernels *k,
+                                   const clsort__merge_io *io, size_t groups, size_t longest) {
+  corank_way way = corank_way_for(k, groups);
+  cl_ulong g64 = groups;
+  /* merge.cl's MP_WG and MS_WG. */
+  size_t probes = clsort__min(k->wg, 32), per_search = clsort__min(k->wg, 64);
+  cl_uint rounds = rounds_for(probes + 1, longest), fused = 0;
+  clsort__arg args[24];
+  size_t a = 0;
+  if (way != CORANK_FUSED) {
+    args[a++] = ARG(io->ka);
+    args[a++] = ARG(io->kb);
+    args[a++] = ARG(io->parts);
+    for (unsigned i = 0; i < io->nwhere; i++) args[a++] = io->where[i];
+    args[a++] = ARG(io->kind);
+    args[a++] = ARG(io->desc);
+    args[a++] = ARG(rounds);
+    args[a++] = ARG(g64);
+    if (way == CORANK_SEARCH)
+      FORWARD_IF_ERROR(clsort__launch(ctx, k->search, clsort__div_up(groups, per_search) * per_search,
+                                      per_search, a, args, 0, NULL, NULL));
+    else
+      FORWARD_IF_ERROR(
+          clsort__launch(ctx, k->probe, groups * probes, probes, a, args, 0, NULL, NULL));
+  } else {
+    /* At least one round: 0 tells the kernel to read the co-ranks. */
+    fused = (cl_uint)clsort__max(rounds_for(k->wg / 2 + 1, longest), 1);
+  }
+  a = 0;
+  const cl_mem *mems[] = {&io->ka, &io->kb, &io->ko, &io->va, &io->vb, &io->vo, &io->parts};
+  for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++) args[a++] = ARG(*mems[i]);
+  for (unsigned i = 0; i < io->nwhere; i++) args[a++] = io->where[i];
+  args[a++] = ARG(io->kind);
+  args[a++] = ARG(io->desc);
+  args[a++] = ARG(io->write_keys);
+  args[a++] = ARG(fused);
+  return clsort__launch(ctx, k->merge, groups * k->wg, k->wg, a, args, 0, NULL, NULL);
+}
+
+/* Where one merge pass of the sort reads and writes. */
 typedef struct merge_io {
   cl_mem ka, kb, ko, va, vb, vo;
   cl_ulong run, left, b_first;
   int b_apart, write_keys;
 } merge_io;
 
-/* One merge pass over n outputs: every tile's co-rank into the
- * partitions buffer, then the merge. */
-static clsort_status merge_pass(clsort_context *ctx, const clsort__sort_job *job, merge_shape s,
-                                const merge_kernels *k, const merge_io *io) {
-  cl_ulong n64 = job->n, groups = clsort__div_up(job->n, (size_t)s.wg * s.items);
-  int kind = clsort__key_kind(job->type), desc = job->descending;
-  cl_mem parts;
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX2, groups * sizeof(cl_ulong), &parts));
-  /* A group of (at most) 32 probes per tile (merge.cl's MP_WG), and the
-   * rounds that shrink the longest bracket (at most min(left, n) + 1
-   * candidates) to one: each divides it by the probes + 1. */
-  size_t pwg = clsort__min(s.wg, 32);
-  cl_uint rounds = 0;
-  for (size_t reach = 1; reach <= clsort__min((size_t)io->left, job->n); reach *= pwg + 1) rounds++;
-  clsort__arg pargs[] = {ARG(io->ka),   ARG(io->kb),    ARG(parts),   ARG(n64),
-                         ARG(io->run),  ARG(io->left),  ARG(io->b_first), ARG(io->b_apart),
-                         ARG(kind),     ARG(desc),      ARG(rounds)};
-  FORWARD_IF_ERROR(
-      clsort__launch(ctx, k->partition, (size_t)groups * pwg, pwg, 11, pargs, 0, NULL, NULL));
-  clsort__arg args[] = {ARG(io->ka),   ARG(io->kb),      ARG(io->ko),    ARG(io->va),
-                        ARG(io->vb),   ARG(io->vo),      ARG(parts),     ARG(n64),
-                        ARG(io->run),  ARG(io->left),    ARG(io->b_first), ARG(io->b_apart),
-                        ARG(kind),     ARG(desc),        ARG(io->write_keys)};
-  return clsort__launch(ctx, k->merge, (size_t)groups * s.wg, s.wg, 15, args, 0, NULL, NULL);
+/* One merge pass over n outputs. */
+static clsort_status merge_pass(clsort_context *ctx, const clsort__sort_job *job,
+                                const clsort__merge_kernels *k, const merge_io *io) {
+  cl_ulong n64 = job->n;
+  size_t groups = clsort__div_up(job->n, k->tile);
+  clsort__merge_io m = {io->ka, io->kb, io->ko, io->va, io->vb, io->vo, NULL, NULL, 5,
+                        clsort__key_kind(job->type), job->descending, io->write_keys};
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX2, groups * sizeof(cl_ulong), &m.parts));
+  clsort__arg where[] = {ARG(n64), ARG(io->run), ARG(io->left), ARG(io->b_first),
+                         ARG(io->b_apart)};
+  m.where = where;
+  return clsort__merge_launch(ctx, k, &m, groups, clsort__min((size_t)io->left, job->n));
 }
 
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job) {
@@ -146,12 +213,12 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
   merge_shape ms = shape_for(ctx, key_size, run);
 
   cl_kernel sort_tiles;
-  merge_kernels mk;
+  clsort__merge_kernels mk;
   if (bitonic_runs)
     FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, &tile_job, BITONIC_SORT_TILES, &sort_tiles));
   else
-    FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, "merge_sort_tiles", &sort_tiles));
-  if (passes) FORWARD_IF_ERROR(merge_kernels_for(ctx, job, ms, &mk));
+    FORWARD_IF_ERROR(merge_kernel(ctx, job, ms, false, "merge_sort_tiles", &sort_tiles));
+  if (passes) FORWARD_IF_ERROR(clsort__merge_kernels_for(ctx, job, run, false, &mk));
 
   /* Buffers: pass i (0 is the run formation) writes K[(passes - i) % 2],
    * so that the last lands in the output. An argsort's keys end in
@@ -184,7 +251,7 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
     io.b_first = 0;
     io.b_apart = 0;
     io.write_keys = job->keys_out != NULL || p + 1 < passes;
-    FORWARD_IF_ERROR(merge_pass(ctx, job, ms, &mk, &io));
+    FORWARD_IF_ERROR(merge_pass(ctx, job, &mk, &io));
   }
   return CLSORT_SUCCESS;
 }
@@ -192,7 +259,7 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
 clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,
                                 cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
                                 size_t nb) {
-  size_t n = na + nb, key_size = clsort_type_size(job->type), vs = job->value_size;
+  size_t n = na + nb, vs = job->value_size;
   if (n == 0) return CLSORT_SUCCESS;
   /* One pair: a run (a power of two) that holds all n outputs, so that
    * every group's pair starts at 0; its left run is all of A. At least
@@ -200,9 +267,8 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
    * kernel variant are the same for every n. */
   size_t run = (size_t)1 << 16;
   while (run < n) run *= 2;
-  merge_shape ms = shape_for(ctx, key_size, run);
-  merge_kernels mk;
-  FORWARD_IF_ERROR(merge_kernels_for(ctx, job, ms, &mk));
+  clsort__merge_kernels mk;
+  FORWARD_IF_ERROR(clsort__merge_kernels_for(ctx, job, run, false, &mk));
   /* An empty side may come as NULL; the kernel never reads it. */
   merge_io io;
   io.ka = a ? a : b;
@@ -216,5 +282,5 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
   io.b_first = b_first;
   io.b_apart = 1;
   io.write_keys = 1;
-  return merge_pass(ctx, job, ms, &mk, &io);
+  return merge_pass(ctx, job, &mk, &io);
 }

@@ -1,32 +1,19 @@
 /* segment_merge.c: the long segments of the packed segmented sort. The
  * packed launch has sorted each long segment's pieces of a tile into runs
- * (segment_tiles.c); merge passes confined to each segment
- * (segment_merge.cl) then double the runs, every long segment of the call
- * in the same launches, until each segment is one run: a segment of L keys
- * costs about log2(L / tile) passes over its keys (one more to land in
- * the caller's buffer), where the global path sorted the whole array
- * twice and the split path launched a sort per segment. */
+ * (segment_tiles.c); merge passes confined to each segment then double
+ * the runs, every long segment of the call in the same launches, until
+ * each segment is one run: a segment of L keys costs about log2(L / tile)
+ * passes over its keys (one more to land in the caller's buffer), where
+ * the global path sorted the whole array twice and the split path
+ * launched a sort per segment. A pass is the merge sort's (merge.cl's
+ * segmented variant): every tile's co-rank in a launch of its own, then
+ * each group merges its tile through local memory with coalesced loads
+ * and stores; the first version, a binary search and a serial merge per
+ * work-item in global memory, ran at about 0.7 TB/s on the H100. */
 #include "sorts/sorts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-static const char *const merge_files[] = {"common/common.cl", "sorts/keys.cl",
-                                          "sorts/segment_merge.cl", NULL};
-static const clsort__program_spec merge_spec = {"segment_merge", merge_files};
-
-/* Outputs per work-item: a group writes WG_SIZE * ITEMS keys. */
-enum { ITEMS = 8 };
-
-static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *job,
-                                  cl_kernel *out) {
-  size_t ks = clsort_type_size(job->type);
-  char options[160];
-  snprintf(options, sizeof options, "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DSM_ITEMS=%d",
-           ks == 8 ? "ulong" : "uint", ks * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", (int)ITEMS);
-  return clsort__get_kernel(ctx, &merge_spec, options, "segment_merge_pass", out);
-}
 
 /* A long segment: where it starts, its length, its passes. */
 typedef struct long_seg {
@@ -71,15 +58,23 @@ clsort_status clsort__long_merge_prepare(clsort_context *ctx, const clsort__sort
   out->tile = tile;
   RETURN_IF(count > UINT32_MAX, CLSORT_ERROR_TOO_LARGE, "%zu segments: at most 2^32 - 1 are merged",
             count);
-  size_t per_group = ctx->tuning.wg_size * ITEMS, c;
+  size_t c;
   long_seg *segs = find_long(ctx, offsets, count, tile, limit, &c);
   RETURN_IF(!segs, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the list of long segments");
+  clsort__merge_kernels *k = &out->kernels;
+  clsort_status built = c ? clsort__merge_kernels_for(ctx, job, tile, true, k) : CLSORT_SUCCESS;
+  if (c == 0 || built != CLSORT_SUCCESS) {
+    free(segs);
+    return built;
+  }
+  size_t per_group = k->tile;
   /* An even number of passes, so that the last writes the caller's
    * buffers. Each segment takes the last of them, from an even one (its
    * keys are in the caller's buffer until then): one more than it needs
    * when their parities differ, which copies it. Longest first, the
    * segments of pass p are a prefix of the list. */
-  out->passes = c ? segs[0].passes + segs[0].passes % 2 : 0;
+  out->passes = segs[0].passes + segs[0].passes % 2;
+  out->longest = segs[0].len;
   if (out->passes > 64) free(segs);
   RETURN_IF(out->passes > 64, CLSORT_ERROR_TOO_LARGE, "%u merge passes: at most 64",
             (unsigned)out->passes);
@@ -104,20 +99,18 @@ clsort_status clsort__long_merge_prepare(clsort_context *ctx, const clsort__sort
   free(segs);
   size_t bytes = 4 * (c + 1) * sizeof *list;
   size_t ks = clsort_type_size(job->type), vs = job->value_size;
-  clsort_status st = CLSORT_SUCCESS;
-  if (c > 0) {
-    st = merge_kernel(ctx, job, &out->kernel);
-    if (st == CLSORT_SUCCESS) st = clsort__scratch(ctx, SLOT_SORT_AUX1, bytes, &out->list);
-    if (st == CLSORT_SUCCESS) st = clsort__scratch(ctx, SLOT_SEGMENT_KEYS, job->n * ks, &out->keys2);
-    out->vals2 = out->keys2;
-    if (st == CLSORT_SUCCESS && vs)
-      st = clsort__scratch(ctx, SLOT_SEGMENT_VALUES, job->n * vs, &out->vals2);
-    /* Blocking: the host list is freed on return. */
-    if (st == CLSORT_SUCCESS)
-      st = CL_CHECK(
-          clEnqueueWriteBuffer(ctx->queue, out->list, CL_TRUE, 0, bytes, list, 0, NULL, NULL));
-    if (st == CLSORT_SUCCESS) out->groups = groups;
-  }
+  clsort_status st = clsort__scratch(ctx, SLOT_SORT_AUX1, bytes, &out->list);
+  if (st == CLSORT_SUCCESS)
+    st = clsort__scratch(ctx, SLOT_SEGMENT_PARTS, groups * sizeof(cl_ulong), &out->parts);
+  if (st == CLSORT_SUCCESS) st = clsort__scratch(ctx, SLOT_SEGMENT_KEYS, job->n * ks, &out->keys2);
+  out->vals2 = out->keys2;
+  if (st == CLSORT_SUCCESS && vs)
+    st = clsort__scratch(ctx, SLOT_SEGMENT_VALUES, job->n * vs, &out->vals2);
+  /* Blocking: the host list is freed on return. */
+  if (st == CLSORT_SUCCESS)
+    st = CL_CHECK(
+        clEnqueueWriteBuffer(ctx->queue, out->list, CL_TRUE, 0, bytes, list, 0, NULL, NULL));
+  if (st == CLSORT_SUCCESS) out->groups = groups;
   free(list);
   return st;
 }
@@ -125,18 +118,15 @@ clsort_status clsort__long_merge_prepare(clsort_context *ctx, const clsort__sort
 clsort_status clsort__long_merge_run(clsort_context *ctx, const clsort__sort_job *job,
                                      const clsort__long_merge *m) {
   if (m->groups == 0) return CLSORT_SUCCESS;
-  cl_mem k[2] = {job->keys_in, m->keys2};
-  cl_mem v[2] = {job->value_size ? job->vals_in : job->keys_in, m->vals2};
-  int kind = clsort__key_kind(job->type), desc = job->descending;
-  size_t wg = ctx->tuning.wg_size;
+  cl_mem K[2] = {job->keys_in, m->keys2};
+  cl_mem V[2] = {job->value_size ? job->vals_in : job->keys_in, m->vals2};
   cl_ulong tile = m->tile;
   for (cl_uint p = 0; p < m->passes; p++) {
-    clsort__arg args[] = {ARG(k[p % 2]),     ARG(k[1 - p % 2]), ARG(v[p % 2]),
-                          ARG(v[1 - p % 2]), ARG(m->list),      ARG(m->active[p]),
-                          ARG(p),            ARG(tile),         ARG(kind),
-                          ARG(desc)};
-    FORWARD_IF_ERROR(
-        clsort__launch(ctx, m->kernel, m->groups_at[p] * wg, wg, 10, args, 0, NULL, NULL));
+    clsort__merge_io io = {K[p % 2], K[p % 2], K[1 - p % 2], V[p % 2], V[p % 2], V[1 - p % 2],
+                           m->parts, NULL, 4, clsort__key_kind(job->type), job->descending, 1};
+    clsort__arg where[] = {ARG(m->list), ARG(m->active[p]), ARG(p), ARG(tile)};
+    io.where = where;
+    FORWARD_IF_ERROR(clsort__merge_launch(ctx, &m->kernels, &io, m->groups_at[p], m->longest));
   }
   return CLSORT_SUCCESS;
 }

@@ -60,6 +60,34 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
                                 cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
                                 size_t nb);
 
+/* The kernels of a merge pass (merge_sort.c, merge.cl) for sorted runs of
+ * `run` keys and longer: the two ways to find every tile's co-rank ahead
+ * of the merge (merge_partition, merge_partition_search) and merge_pass,
+ * whose groups of wg work-items merge a tile of `tile` outputs each.
+ * segmented: merge.cl's variant for the segmented sort's long segments
+ * (segment_merge.c). */
+typedef struct clsort__merge_kernels {
+  cl_kernel probe, search, merge;
+  size_t wg, tile;
+} clsort__merge_kernels;
+clsort_status clsort__merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
+                                        size_t run, bool segmented, clsort__merge_kernels *k);
+/* Where a merge pass reads and writes: keys and values in, the right
+ * runs' (kb, vb) and out, the co-ranks' buffer (a cl_ulong per tile), and
+ * the arguments that say where the pairs lie (merge.cl's MG_WHERE_ARGS:
+ * 5 for the sort, 4 for the segmented variant). */
+typedef struct clsort__merge_io {
+  cl_mem ka, kb, ko, va, vb, vo, parts;
+  const clsort__arg *where;
+  unsigned nwhere;
+  int kind, desc, write_keys;
+} clsort__merge_io;
+/* Enqueues one merge pass of `groups` tiles whose pairs' left runs hold at
+ * most `longest` keys: the co-ranks the way that suits the number of
+ * tiles, then the merge. */
+clsort_status clsort__merge_launch(clsort_context *ctx, const clsort__merge_kernels *k,
+                                   const clsort__merge_io *io, size_t groups, size_t longest);
+
 /* The block sort's shape (merge_sort.c, block_sort.cl): work-items per
  * group and keys per work-item for elements of `element` bytes in local
  * memory (key, value and any per-key extra); the tile is wg * items. */
@@ -107,10 +135,11 @@ clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *jo
  * scratch and copies the segment list (blocking); clsort__long_merge_run
  * enqueues the passes. */
 typedef struct clsort__long_merge {
-  cl_kernel kernel;
-  cl_mem list, keys2, vals2;
-  size_t groups, tile; /* groups: 0 when no segment needs merging */
+  clsort__merge_kernels kernels;
+  cl_mem list, parts, keys2, vals2; /* the segments, every group's co-rank, scratch */
+  size_t groups, tile;       /* groups: 0 when no segment needs merging */
   cl_uint passes;
+  size_t longest; /* keys of the longest segment */
   cl_uint active[64];   /* per pass: the segments it merges (a prefix) */
   size_t groups_at[64]; /* and its groups */
 } clsort__long_merge;

@@ -262,14 +262,29 @@ T_TEST(merge_buffer_errors) {
   ASSERT_TRUE(memcmp(ga, init, sizeof init) == 0);
 }
 
+/* The tiled part's GPU shape: groups of 16 work-items, so that PoCL runs
+ * the merge pass GPUs run (merge.cl's group loads, co-ranks found inside
+ * the merge for few tiles, keys in registers). */
+static void tiled_setup(void) { t_shape_setup("16:16:2"); }
+
+/* Parts: "matrix" (the default shape: the CPU one on PoCL) and "tiled"
+ * (the GPU shape), so that meson runs them in parallel. */
 static void add(Suite *s, unsigned tiers) {
   if (!(tiers & T_QUICK)) return;
-  TCase *tc = t_tcase(s, "merging", true);
-  tcase_add_loop_test(tc, merge_types, 0, 6);
-  tcase_add_loop_test(tc, merge_ties_and_interleaved, 0, 2);
-  tcase_add_test(tc, merge_unsorted_inputs_stay_in_bounds);
-  tcase_add_test(tc, merge_errors);
-  tcase_add_test(tc, merge_buffer_errors);
+  if (t_part_selected("matrix")) {
+    TCase *tc = t_tcase(s, "merging", true);
+    tcase_add_loop_test(tc, merge_types, 0, 6);
+    tcase_add_loop_test(tc, merge_ties_and_interleaved, 0, 2);
+    tcase_add_test(tc, merge_unsorted_inputs_stay_in_bounds);
+    tcase_add_test(tc, merge_errors);
+    tcase_add_test(tc, merge_buffer_errors);
+  }
+  if (t_part_selected("tiled")) {
+    TCase *tc = t_shape_tcase(s, "tiled", tiled_setup);
+    tcase_add_loop_test(tc, merge_types, 0, 6);
+    tcase_add_loop_test(tc, merge_ties_and_interleaved, 0, 2);
+    tcase_add_test(tc, merge_unsorted_inputs_stay_in_bounds);
+  }
 }
 
 int main(int argc, char **argv) { return t_main(argc, argv, "merging", add); }
