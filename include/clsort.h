@@ -462,11 +462,15 @@ CLSORT_API clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsor
  * Nothing is read back to the host, so the buffer form does not wait.
  *
  * For a larger k, from 4096 keys (and below 2^32) the sampled path runs
- * first: a sample of the keys (one per stratum of positions, read back)
- * gives a threshold that, for keys in random order, has at least k keys
- * at or below it but for a chance below 1e-6, and one pass appends those
- * keys with their positions (of 2^26 random keys: about 16K for k = 100,
- * 57K for k = 10^4). When
+ * first: a sample of the keys (one per stratum of positions) gives, on
+ * the device, a threshold that, for keys in random order, has at least k
+ * keys at or below it but for a chance below 1e-6, and one pass appends
+ * those keys with their positions (of 2^26 random keys: about 16K for k
+ * = 100, 57K for k = 10^4). On GPUs nothing is read back until the
+ * result is written: for k up to 512 one work-group ranks the candidates
+ * at or below the k-th and writes the result; above, the candidates are
+ * sorted by key and equal keys then placed by position; then one read of
+ * the counts says whether the threshold held. When
  * the count shows fewer than k or more than its buffer holds (many equal
  * keys, an unlucky sample), the radix select runs as below: the result
  * is the same, one pass later. The radix select finds the k-th key
@@ -495,8 +499,9 @@ CLSORT_API clsort_status clsort_top_k(clsort_context *ctx, clsort_type type, con
                                       size_t n, size_t k, void *out_keys, void *indices,
                                       size_t index_size, const clsort_options *options);
 /* The buffer form: out_keys (k keys) and indices (k indices) are device
- * buffers, either NULL. Enqueued after `wait_list`; but for a small k
- * the select reads its histograms back (blocking), so the call returns
+ * buffers, either NULL. Enqueued after `wait_list`; but above the path
+ * of a small k the sampled path reads its counts back and the radix
+ * select its histograms (blocking), so the call returns
  * after `wait_list` has completed, with clsort_sort_buffer's caveat about
  * user events; `event` completes with the last copy or kernel. Returns
  * as clsort_top_k, plus the buffer checks of clsort_sort_buffer (an

@@ -99,10 +99,14 @@ static clsort_status run_operation(clsort_context *ctx, clsort_operation op, cls
       return clsort_merge(ctx, type, a, half, a + half * ks, n - half, b, o);
     case CLSORT_OP_TOP_K:
       /* The path of a small k (every list length), the select path (k =
-       * 100: above the small path's 16) and the full sort of a large k. */
+       * 100: above the small path's 16; on GPUs written by topk_final; k
+       * = 1000, where n allows it: the candidates' sorts instead) and the
+       * full sort of a large k. */
       if (n) FORWARD_IF_ERROR(clsort__top_k_small_prepare(ctx, ks));
       FORWARD_IF_ERROR(clsort_top_k(ctx, type, a, n, n < 100 ? n : 100, b, size ? vals : NULL,
                                     size, o));
+      if (n / 4 > 1000)
+        FORWARD_IF_ERROR(clsort_top_k(ctx, type, a, n, 1000, b, size ? vals : NULL, size, o));
       return clsort_top_k(ctx, type, a, n, n, b, size ? vals : NULL, size, o);
     case CLSORT_OP_SELECT:
       return n ? clsort_select(ctx, type, a, n, n / 2, b, o) : CLSORT_SUCCESS;

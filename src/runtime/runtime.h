@@ -128,7 +128,9 @@ clsort__onesweep_shape clsort__onesweep_shape_for(const clsort_context *ctx, siz
                                                   size_t value_size, size_t n);
 
 /* --------------------------------------------------------- programs */
-#define CLSORT_MAX_KERNELS_PER_PROGRAM 8
+/* topk.cl has the most: the radix select's three and the sampled path's
+ * six. */
+#define CLSORT_MAX_KERNELS_PER_PROGRAM 12
 
 typedef struct clsort__program {
   char *key;  /* program name + options: identifies the variant in memory */

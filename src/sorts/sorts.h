@@ -267,21 +267,61 @@ clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const ch
  * `job` says, tries to find in one pass the keys whose order bits lie in
  * a bracket [lo, hi] that holds the ranks [first, last] of the sorted
  * order (first == 0: no lower threshold, lo = 0), with their input
- * positions as position_size-byte integers (0: none). found: the bracket
- * held; `keys` (and `positions`) then hold its `count` keys in no
- * particular order, `below` keys lie below lo, and hi is the upper
- * threshold. Not found (the path did not run, or a threshold missed, or
- * the candidates overflowed their buffer): the caller finds the ranks
- * otherwise. One blocking read of the sample and one of the counts. */
+ * positions as position_size-byte integers (0: none). The thresholds are
+ * picked on the device. With late_room 0 the counts are read at once (one
+ * blocking read): found: the bracket held; `keys` (and `positions`) then
+ * hold its `count` keys in no particular order, `below` keys lie below
+ * lo, and hi is the upper threshold. Not found (the path did not run, or
+ * a threshold missed, or the candidates overflowed their buffer): the
+ * caller finds the ranks otherwise. With late_room > 0 nothing is read:
+ * when the path ran, `pending` is set, the buffers hold `count` (at
+ * least late_room) entries, the candidates first, and hi is all ones
+ * (the host has not read the threshold); then either
+ * clsort__sample_pad fills the entries past the candidates with pads
+ * (keys equal to the upper threshold, positions all ones) that two
+ * stable sorts (by position, then by key) put after every candidate, or
+ * clsort__sample_final (top-k of a k it takes) writes the first k keys
+ * into out_keys and positions into indices (either NULL) from the
+ * candidates directly; after the pads, with positions, the caller may
+ * sort the `count` entries stably by key alone and clsort__sample_settle
+ * then writes the first k keys (out_keys, or NULL) and positions
+ * (indices) in the stable order, settling equal keys by position;
+ * clsort__sample_check then reads the counts and sets the fields as
+ * late_room 0 does (found false also when clsort__sample_final or
+ * clsort__sample_settle gave up on many keys equal to the k-th; the
+ * buffers keep their contents). */
 typedef struct clsort__sampled {
-  bool found;
+  bool found, pending, final_ran, settle_ran;
   cl_mem keys, positions;
   size_t count, below;
   uint64_t hi;
+  /* For the calls after: the control buffer, the positions' size, the
+   * candidates' capacity, the ranks. */
+  cl_mem ctl;
+  size_t position_size, cap, first, last;
 } clsort__sampled;
 clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem keys, size_t n, size_t first, size_t last,
-                                        size_t position_size, clsort__sampled *out);
+                                        size_t position_size, size_t late_room,
+                                        clsort__sampled *out);
+clsort_status clsort__sample_pad(clsort_context *ctx, const clsort__sort_job *job,
+                                 clsort__sampled *out);
+bool clsort__sample_final_takes(size_t k);
+clsort_status clsort__sample_final(clsort_context *ctx, const clsort__sort_job *job,
+                                   clsort__sampled *out, size_t k, cl_mem out_keys,
+                                   cl_mem indices);
+clsort_status clsort__sample_settle(clsort_context *ctx, const clsort__sort_job *job,
+                                    clsort__sampled *out, size_t k, cl_mem sorted_keys,
+                                    cl_mem sorted_positions, cl_mem out_keys, cl_mem indices);
+clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *job,
+                                   clsort__sampled *out);
+/* Whether top-k reads the sampled path's counts late (late_room > 0): on
+ * GPU shapes; CLSORT_TOPK_CHECK=early|late forces either. */
+bool clsort__sample_reads_late(const clsort_context *ctx);
+/* An element-wise topk.cl kernel (TK_FOR) over n elements, launched with
+ * enough groups to fill the device. */
+clsort_status clsort__topk_launch_each(clsort_context *ctx, cl_kernel k, size_t n, cl_uint nargs,
+                                       const clsort__arg *args);
 /* Whether clsort_select tries the sampled path: in the CPU shape; on GPUs
  * only when CLSORT_TOPK asks for it (sampled) or for its misses. */
 bool clsort__select_samples(const clsort_context *ctx);

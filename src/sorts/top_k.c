@@ -11,25 +11,18 @@
  * every key at or below the k-th (with its input position) in one pass,
  * sorts that small set by position and then stably by key with the radix
  * sort, and keeps its first k: ties at the boundary go to the lowest
- * input positions, as the stable order has them. A large k, for which the
- * select saves little, sorts everything instead. */
+ * input positions, as the stable order has them. On GPUs the sampled
+ * path writes top-k's result itself and its counts are read only at the
+ * end (select_and_sort). A large k, for which the select saves little,
+ * sorts everything instead. */
 #include "sorts/sorts.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Bits per round: 256 buckets, four rounds for 4-byte keys. */
 #define DIGIT_BITS 8u
 #define BUCKETS (1u << DIGIT_BITS)
-
-/* An element-wise kernel over n elements (topk.cl's TK_FOR): enough
- * groups to fill the device, none idle. */
-static clsort_status launch_each(clsort_context *ctx, cl_kernel k, size_t n, cl_uint nargs,
-                                 const clsort__arg *args) {
-  size_t wg = ctx->tuning.wg_size;
-  clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));
-  size_t global = clsort__min(c.groups * wg, clsort__div_up(n, wg) * wg);
-  return clsort__launch(ctx, k, global, wg, nargs, args, 0, NULL, NULL);
-}
 
 /* The digit histogram at `shift` of the m candidates in `cur` that match
  * prefix under mask, into counts[BUCKETS]: launches of fewer than 2^32
@@ -58,7 +51,7 @@ static clsort_status histogram(clsort_context *ctx, cl_kernel k, cl_mem cur, siz
                           ARG(kind),
                           ARG(desc),
                           ARG(table)};
-    FORWARD_IF_ERROR(launch_each(ctx, k, (size_t)n64, 9, args));
+    FORWARD_IF_ERROR(clsort__topk_launch_each(ctx, k, (size_t)n64, 9, args));
     FORWARD_IF_ERROR(CL_CHECK(
         clEnqueueReadBuffer(ctx->queue, table, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL)));
     for (unsigned b = 0; b < BUCKETS; b++) counts[b] += got[b];
@@ -120,7 +113,7 @@ clsort_status clsort__radix_select(clsort_context *ctx, const clsort__sort_job *
                            ARG(kind),
                            ARG(desc),
                            ARG(flags)};
-    FORWARD_IF_ERROR(launch_each(ctx, flags_k, m, 7, fargs));
+    FORWARD_IF_ERROR(clsort__topk_launch_each(ctx, flags_k, m, 7, fargs));
     clsort__slot slot = turn % 2 ? SLOT_SELECT_B : SLOT_SELECT_A;
     FORWARD_IF_ERROR(clsort__scratch(ctx, slot, in_bucket * ks, &spare[turn % 2]));
     FORWARD_IF_ERROR(clsort__select(ctx, ks, false, cur, flags, spare[turn % 2], m, count));
@@ -210,6 +203,38 @@ static clsort_status order_candidates(clsort_context *ctx, const clsort__sort_jo
   return clsort__radix_sort(ctx, &s);
 }
 
+/* The c candidates in ck with their positions in ci sorted stably by key
+ * alone (every bit), out of place into the select's slots, so that the
+ * sort needs no copy back: what topk_settle reads (the late read of a k
+ * above topk_final's). One sort instead of two: on the H100 each cost
+ * about six launches of about 10 us whatever the count (2^26 keys,
+ * docs/results/topk-2026-11-25-h100/topk-profile.log), and the sort by
+ * position was there for stability alone. */
+static clsort_status sort_by_key(clsort_context *ctx, const clsort__sort_job *job, cl_mem ck,
+                                 cl_mem ci, size_t c, cl_mem *sk, cl_mem *si) {
+  size_t ks = clsort_type_size(job->type), is = job->value_size;
+  clsort__sort_job s = *job;
+  s.n = c;
+  s.begin_bit = 0;
+  s.end_bit = (unsigned)ks * 8;
+  s.keys_in = ck;
+  s.vals_in = ci;
+  s.make_index = false;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_A, c * ks, &s.keys_out));
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_B, c * is, &s.vals_out));
+  FORWARD_IF_ERROR(clsort__radix_sort(ctx, &s));
+  *sk = s.keys_out;
+  *si = s.vals_out;
+  return CLSORT_SUCCESS;
+}
+
+/* CLSORT_TOPK_SETTLE=0 sorts by position and by key instead (the path
+ * before topk_settle), for comparison. */
+static bool settles(void) {
+  const char *v = getenv("CLSORT_TOPK_SETTLE");
+  return !(v && strcmp(v, "0") == 0);
+}
+
 /* The keys at or below the k-th (and their positions), appended in one
  * pass after the radix select found the k-th: the path of a small k when
  * the sampled path missed. */
@@ -243,27 +268,68 @@ static clsort_status append_selected(clsort_context *ctx, const clsort__sort_job
                         ARG(kind),      ARG(desc),   ARG(*ck),
                         ARG(positions), ARG(wide),   ARG(pos),
                         ARG(pos),       ARG(counter)};
-  return launch_each(ctx, append, n, 11, args);
+  return clsort__topk_launch_each(ctx, append, n, 11, args);
 }
 
-/* The keys at or below the k-th and their positions, sorted: the path of
- * a small k. The sampled path finds them in one pass; when it misses,
- * the radix select finds the k-th and one more pass appends them. */
-static clsort_status sort_candidates(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
-                                     size_t n, size_t k, cl_mem *sorted_keys, cl_mem *sorted_idx) {
+/* The first k of the sorted candidates (or of every key sorted) into the
+ * outputs. */
+static clsort_status copy_out(clsort_context *ctx, const clsort__sort_job *job, cl_mem sk,
+                              cl_mem si, size_t k, cl_mem out_keys, cl_mem indices) {
+  size_t ks = clsort_type_size(job->type), is = job->value_size;
+  if (out_keys)
+    FORWARD_IF_ERROR(
+        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, sk, out_keys, 0, 0, k * ks, 0, NULL, NULL)));
+  if (is)
+    FORWARD_IF_ERROR(
+        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, si, indices, 0, 0, k * is, 0, NULL, NULL)));
+  return CLSORT_SUCCESS;
+}
+
+/* Top-k of a k that is not small: the keys at or below the k-th and their
+ * positions, sorted, the first k copied out. The sampled path finds them
+ * in one pass; when it misses, the radix select finds the k-th and one
+ * more pass appends them. With the sampled path's counts read late (GPUs:
+ * top_k_sample.c), the result is written before the one read that says
+ * whether the bracket held (when it did not, the radix select's result
+ * overwrites the outputs): for k up to 512 topk_final writes it from the
+ * candidates in one launch; above, the whole padded buffer is sorted by
+ * key and topk_settle writes its first k, equal keys settled by position
+ * (keys alone: sorted and copied out). */
+static clsort_status select_and_sort(clsort_context *ctx, const clsort__sort_job *job,
+                                     cl_mem keys, size_t n, size_t k, cl_mem out_keys,
+                                     cl_mem indices) {
+  bool late = clsort__sample_reads_late(ctx);
   clsort__sampled got;
-  FORWARD_IF_ERROR(clsort__sample_candidates(ctx, job, keys, n, 0, k - 1, job->value_size, &got));
+  FORWARD_IF_ERROR(clsort__sample_candidates(ctx, job, keys, n, 0, k - 1, job->value_size,
+                                             late ? k : 0, &got));
+  if (got.pending) {
+    if (clsort__sample_final_takes(k)) {
+      FORWARD_IF_ERROR(clsort__sample_final(ctx, job, &got, k, out_keys, indices));
+    } else if (job->value_size && settles()) {
+      cl_mem sk, si;
+      FORWARD_IF_ERROR(clsort__sample_pad(ctx, job, &got));
+      FORWARD_IF_ERROR(sort_by_key(ctx, job, got.keys, got.positions, got.count, &sk, &si));
+      FORWARD_IF_ERROR(clsort__sample_settle(ctx, job, &got, k, sk, si, out_keys, indices));
+    } else {
+      FORWARD_IF_ERROR(clsort__sample_pad(ctx, job, &got));
+      FORWARD_IF_ERROR(order_candidates(ctx, job, got.keys, got.positions, got.count, n, got.hi));
+      FORWARD_IF_ERROR(copy_out(ctx, job, got.keys, got.positions, k, out_keys, indices));
+    }
+    FORWARD_IF_ERROR(clsort__sample_check(ctx, job, &got));
+    if (got.found) return CLSORT_SUCCESS;
+  }
   cl_mem ck = got.keys, ci = got.positions;
   size_t c = got.count;
   uint64_t bound = got.hi;
   if (!got.found) {
     FORWARD_IF_ERROR(append_selected(ctx, job, keys, n, k, &ck, &ci, &c, &bound));
-    if (c > UINT32_MAX) return sort_all(ctx, job, keys, n, sorted_keys, sorted_idx);
+    if (c > UINT32_MAX) {
+      FORWARD_IF_ERROR(sort_all(ctx, job, keys, n, &ck, &ci));
+      return copy_out(ctx, job, ck, ci, k, out_keys, indices);
+    }
   }
   FORWARD_IF_ERROR(order_candidates(ctx, job, ck, ci, c, n, bound));
-  *sorted_keys = ck;
-  *sorted_idx = ci;
-  return CLSORT_SUCCESS;
+  return copy_out(ctx, job, ck, ci, k, out_keys, indices);
 }
 
 clsort_status clsort__select_key(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
@@ -271,7 +337,7 @@ clsort_status clsort__select_key(clsort_context *ctx, const clsort__sort_job *jo
   clsort__top_k_set_path(SELECT_PATH_RADIX);
   if (!clsort__select_samples(ctx)) return clsort__radix_select(ctx, job, keys, n, rank, out);
   clsort__sampled got;
-  FORWARD_IF_ERROR(clsort__sample_candidates(ctx, job, keys, n, rank, rank, 0, &got));
+  FORWARD_IF_ERROR(clsort__sample_candidates(ctx, job, keys, n, rank, rank, 0, 0, &got));
   if (!got.found) return clsort__radix_select(ctx, job, keys, n, rank, out);
   /* The key of that rank is among the candidates, and so are all its
    * equals: only the count below them is to add. */
@@ -291,20 +357,11 @@ clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl
      * paths of a larger one ask for their scratch too. */
     if (!ctx->measuring) return CLSORT_SUCCESS;
   }
-  size_t ks = clsort_type_size(job->type), is = job->value_size;
-  cl_mem sk, si;
   /* From a quarter of n on, the candidates' compaction and sort cost
    * about as much as sorting everything. */
   clsort__top_k_set_path(k >= n / 4 ? SELECT_PATH_SORT_ALL : SELECT_PATH_RADIX);
-  if (k >= n / 4)
-    FORWARD_IF_ERROR(sort_all(ctx, job, keys, n, &sk, &si));
-  else
-    FORWARD_IF_ERROR(sort_candidates(ctx, job, keys, n, k, &sk, &si));
-  if (out_keys)
-    FORWARD_IF_ERROR(
-        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, sk, out_keys, 0, 0, k * ks, 0, NULL, NULL)));
-  if (is)
-    FORWARD_IF_ERROR(
-        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, si, indices, 0, 0, k * is, 0, NULL, NULL)));
-  return CLSORT_SUCCESS;
+  if (k < n / 4) return select_and_sort(ctx, job, keys, n, k, out_keys, indices);
+  cl_mem sk, si;
+  FORWARD_IF_ERROR(sort_all(ctx, job, keys, n, &sk, &si));
+  return copy_out(ctx, job, sk, si, k, out_keys, indices);
 }

@@ -1,13 +1,36 @@
 /* top_k_sample.c: the sampled path of top-k and select, which finds their
- * candidates reading the keys once. A sample of the keys (topk_sample:
- * one per stratum of positions) comes back to the host, which picks from
- * it thresholds lo <= hi that, with high probability, bracket the ranks
- * asked for while few keys lie between them; one pass (topk_filter) then
- * appends the keys in [lo, hi] and counts those below lo. The counts
- * tell whether the bracket held: when it did not (too few keys at or
- * below hi, too many below lo, or more candidates than the buffer holds)
- * the caller runs the radix select instead, so results stay exact; only
- * the time of one pass is lost. */
+ * candidates reading the keys once. A sample of the keys (one per
+ * stratum of positions) gives thresholds lo <= hi that, with high
+ * probability, bracket the ranks asked for while few keys lie between
+ * them; one pass (topk_filter) then appends the keys in [lo, hi] and
+ * counts those below lo. The counts tell whether the bracket held: when
+ * it did not (too few keys at or below hi, too many below lo, or more
+ * candidates than the buffer holds) the caller runs the radix select
+ * instead, so results stay exact; only the time of one pass is lost.
+ *
+ * Nothing comes back to the host on the way. The host plans from n and
+ * the ranks alone (the sample size, the sample ranks of the thresholds,
+ * the buffer: make_plan); the device draws the sample and picks the
+ * thresholds from it (topk_thresholds, one work-group: a radix select of
+ * each sample rank) into the control buffer, and the filter reads them
+ * there. On the H100 each blocking round trip cost tens of microseconds
+ * of an operation of about 0.3 ms (2^26 u32 keys: the keys' one read is
+ * about 0.09), and the path had two, with the host's choice of the
+ * thresholds between them. The counts are then read either at once
+ * (early: select, which needs them to go on, and the CPU shape, where a
+ * read is cheap and sorting exactly the candidates, over only the bits
+ * the threshold leaves, pays) or, for top-k on GPUs, at the end (late),
+ * once the result is written without the host knowing how many
+ * candidates there are: for k up to 512 topk_final (one work-group)
+ * writes it from the candidates; above, topk_pad fills the buffer past
+ * the candidates with keys that sort last, the whole buffer is sorted by
+ * key and topk_settle writes its first k with equal keys in position
+ * order (the sort by position is what it saves: on the H100 each radix
+ * sort of the candidates cost about six launches of about 10 us whatever
+ * their count). Only then does one read (clsort__sample_check) say
+ * whether the bracket held and those kernels did not give up (many keys
+ * equal to the k-th); when not, the radix select runs and overwrites the
+ * outputs. */
 #include "sorts/sorts.h"
 
 #include <stdlib.h>
@@ -57,12 +80,23 @@ static knob read_knob(void) {
 /* On the H100 the sampled select lost to the radix select (2^24 / 2^26
  * u32: 0.47 / 0.59 ms against 0.24 / 0.52; u64 0.60 / 0.79 against 0.39 /
  * 0.76): the radix select's four histogram passes are cheap there, and the
- * sampled path's two blocking reads are not. Top-k gains (the candidates'
- * sort is what it saves), so only select keeps the radix select on GPUs. */
+ * sampled path's two blocking reads were not (one is left since: not
+ * measured there yet). Top-k gains (the candidates' sort is what it
+ * saves), so only select keeps the radix select on GPUs. */
 bool clsort__select_samples(const clsort_context *ctx) {
   knob k = read_knob();
   if (k == KNOB_RADIX) return false;
   return k != KNOB_NONE || ctx->tuning.cpu_shape;
+}
+
+/* CLSORT_TOPK_CHECK=early|late: when top-k reads the sampled path's
+ * counts (see the top of this file); unset: late unless in the CPU
+ * shape. Read at each call, so that the tests run both in either shape. */
+bool clsort__sample_reads_late(const clsort_context *ctx) {
+  const char *v = getenv("CLSORT_TOPK_CHECK");
+  if (v && strcmp(v, "early") == 0) return false;
+  if (v && strcmp(v, "late") == 0) return true;
+  return !ctx->tuning.cpu_shape;
 }
 
 /* e^-x for 0 <= x <= 64 and the square root, without libm (the library
@@ -117,48 +151,6 @@ static long rank_below(double lam) {
   return t < 1.0 ? -1 : (long)t - 1;
 }
 
-/* The j-th smallest (0-based) of a[0, m), moved to a[j] with nothing
- * larger before it (Hoare's quickselect, middle pivot). */
-static uint64_t nth_smallest(uint64_t *a, size_t m, size_t j) {
-  size_t lo = 0, hi = m - 1;
-  while (lo < hi) {
-    uint64_t pivot = a[lo + (hi - lo) / 2];
-    size_t i = lo, k = hi;
-    for (;;) {
-      while (a[i] < pivot) i++;
-      while (a[k] > pivot) k--;
-      if (i >= k) break;
-      uint64_t t = a[i];
-      a[i++] = a[k];
-      a[k--] = t;
-    }
-    /* a[lo, k] <= pivot <= a[k + 1, hi]. */
-    if (j <= k)
-      hi = k;
-    else
-      lo = k + 1;
-  }
-  return a[j];
-}
-
-/* The j-th smallest (0-based) of a[0, m) for a small j (< 64), in one
- * pass that keeps the j + 1 smallest seen in order: most keys cost one
- * comparison, where the quickselect moves every key a few times (the
- * host's time counts in top-k's). a is left as it was. */
-#define FEW_RANKS 64
-static uint64_t nth_smallest_few(const uint64_t *a, size_t m, size_t j) {
-  uint64_t best[FEW_RANKS];
-  size_t have = 0;
-  for (size_t i = 0; i < m; i++) {
-    uint64_t x = a[i];
-    if (have == j + 1 && x >= best[j]) continue;
-    size_t at = have < j + 1 ? have++ : j;
-    for (; at > 0 && best[at - 1] > x; at--) best[at] = best[at - 1];
-    best[at] = x;
-  }
-  return best[j];
-}
-
 /* The plan for n keys and the ranks [first, last]: the sample size, the
  * two sample ranks (lo_rank -1: no lower threshold; hi_rank >= s: no
  * upper one), the candidates' buffer and whether they are few enough
@@ -204,39 +196,182 @@ static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
   return p;
 }
 
-/* The sample's order bits, read back into a[0, s) (one blocking read). */
-static clsort_status draw_sample(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
-                                 size_t n, size_t s, cl_mem ctl, uint64_t *a) {
-  size_t ks = clsort_type_size(job->type);
-  cl_kernel k;
-  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_sample", &k));
+/* The control buffer's layout (topk.cl's TK_*), in 4-byte words: the
+ * counts, topk_final's and topk_settle's flags, the thresholds from word
+ * 4, the sample from word 8. */
+#define CTL_FOUND 0
+#define CTL_BELOW 1
+#define CTL_FINAL 2
+#define CTL_UNSETTLED 3
+#define CTL_BOUNDS 4
+#define CTL_SAMPLE 8
+
+/* The sample, then the thresholds from it, into ctl. On GPUs one launch:
+ * topk_thresholds' group draws the sample itself (16384 random reads, 64
+ * per work-item in flight 16 at a time), where a launch of its own cost
+ * 0.007-0.018 ms on the H100 (docs/results/topk-2026-11-25-h100); by
+ * reasoning, not measured: one SM's loads in flight may bound the draw
+ * (CLSORT_TOPK_DRAW=apart draws it in topk_sample on GPUs too, to
+ * compare). The CPU shape's one work-item would draw it serially: there
+ * topk_sample draws it first, over a few work-items. */
+static clsort_status pick_thresholds(clsort_context *ctx, const clsort__sort_job *job,
+                                     cl_mem keys, size_t n, const plan *p, knob kb, cl_mem ctl) {
+  size_t ks = clsort_type_size(job->type), wg = ctx->tuning.wg_size;
+  cl_kernel thresholds;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_thresholds", &thresholds));
   cl_ulong n64 = n;
-  cl_uint s32 = (cl_uint)s;
+  cl_uint s32 = (cl_uint)p->s;
+  const char *apart = getenv("CLSORT_TOPK_DRAW");
   int kind = clsort__key_kind(job->type), desc = job->descending;
-  clsort__arg args[] = {ARG(keys), ARG(n64), ARG(s32), ARG(kind), ARG(desc), ARG(ctl)};
-  /* A work-item per key on GPUs; the CPU shape's groups of one
-   * work-item cost a launch each, so there a few walk the sample. */
-  size_t wg = ctx->tuning.wg_size;
-  size_t global = wg > 1 ? clsort__div_up(s, wg) * wg : clsort__chunking(ctx, s, 256).groups;
-  FORWARD_IF_ERROR(clsort__launch(ctx, k, global, wg, 6, args, 0, NULL, NULL));
-  /* Read as the kernel wrote them, then widened in place from the end
-   * (through memcpy: the bytes are read as 4-byte and written as 8-byte
-   * integers). */
-  FORWARD_IF_ERROR(
-      CL_CHECK(clEnqueueReadBuffer(ctx->queue, ctl, CL_TRUE, 0, s * ks, a, 0, NULL, NULL)));
-  if (ks == 4) {
-    for (size_t i = s; i-- > 0;) {
-      uint32_t v;
-      memcpy(&v, (const unsigned char *)a + i * 4, 4);
-      a[i] = v;
-    }
+  int draw = wg > 1 && !(apart && strcmp(apart, "apart") == 0);
+  if (!draw) {
+    cl_kernel sample;
+    FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_sample", &sample));
+    clsort__arg args[] = {ARG(keys), ARG(n64), ARG(s32), ARG(kind), ARG(desc), ARG(ctl)};
+    /* A work-item per key on GPUs; the CPU shape's groups of one
+     * work-item cost a launch each, so there a few walk the sample. */
+    size_t global =
+        wg > 1 ? clsort__div_up(p->s, wg) * wg : clsort__chunking(ctx, p->s, 256).groups;
+    FORWARD_IF_ERROR(clsort__launch(ctx, sample, global, wg, 6, args, 0, NULL, NULL));
   }
+  /* hi_rank >= s (no upper threshold) and lo_rank -1 (no lower one) pass
+   * as they are: the kernel knows both. */
+  cl_int lo_rank = (cl_int)p->lo_rank, force_zero = kb == KNOB_LOW;
+  cl_uint hi_rank = (cl_uint)clsort__min(p->hi_rank, p->s);
+  clsort__arg targs[] = {ARG(keys),    ARG(n64),     ARG(kind),    ARG(desc),
+                         ARG(draw),    ARG(ctl),     ARG(s32),     ARG(lo_rank),
+                         ARG(hi_rank), ARG(force_zero)};
+  return clsort__launch(ctx, thresholds, wg, wg, 10, targs, 0, NULL, NULL);
+}
+
+/* An element-wise topk.cl kernel over n elements (its TK_FOR): enough
+ * groups to fill the device, none idle. */
+clsort_status clsort__topk_launch_each(clsort_context *ctx, cl_kernel k, size_t n, cl_uint nargs,
+                                       const clsort__arg *args) {
+  size_t wg = ctx->tuning.wg_size;
+  clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));
+  size_t global = clsort__min(c.groups * wg, clsort__div_up(n, wg) * wg);
+  return clsort__launch(ctx, k, global, wg, nargs, args, 0, NULL, NULL);
+}
+
+clsort_status clsort__sample_pad(clsort_context *ctx, const clsort__sort_job *job,
+                                 clsort__sampled *out) {
+  size_t ks = clsort_type_size(job->type), is = out->position_size;
+  cl_kernel k;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_pad", &k));
+  cl_uint cap32 = (cl_uint)out->cap, room32 = (cl_uint)out->count;
+  int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
+  int wide = is == 8;
+  cl_mem pos = out->positions ? out->positions : out->keys;
+  clsort__arg args[] = {ARG(out->ctl),   ARG(cap32),     ARG(room32), ARG(kind), ARG(desc),
+                        ARG(out->keys), ARG(positions), ARG(wide),   ARG(pos),  ARG(pos)};
+  return clsort__topk_launch_each(ctx, k, out->count, 10, args);
+}
+
+/* The largest k that topk_final takes (its TK_FINAL_MAX gathered keys
+ * leave room for ties at the k-th): it replaces about a dozen launches
+ * (the pad, two radix sorts, two copies; about 0.12 ms of device time on
+ * the H100 whatever the count, docs/results/topk-2026-11-25-h100/
+ * topk-profile.log) with one of one
+ * work-group, whose rank count costs m^2 / WG_SIZE comparisons for m
+ * gathered keys. CLSORT_TOPK_FINAL=K sets the limit (0: never), for the
+ * tests and for measuring. */
+#define FINAL_K_MAX 512u
+#define FINAL_GATHER_MAX 1024u
+bool clsort__sample_final_takes(size_t k) {
+  unsigned limit = FINAL_K_MAX;
+  if (clsort__env_fields("CLSORT_TOPK_FINAL", &limit, 1) == 1)
+    limit = limit < FINAL_GATHER_MAX ? limit : FINAL_GATHER_MAX;
+  return k >= 1 && k <= limit;
+}
+
+clsort_status clsort__sample_final(clsort_context *ctx, const clsort__sort_job *job,
+                                   clsort__sampled *out, size_t k, cl_mem out_keys,
+                                   cl_mem indices) {
+  size_t ks = clsort_type_size(job->type), is = out->position_size;
+  cl_kernel kernel;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_final", &kernel));
+  cl_uint cap32 = (cl_uint)out->cap, k32 = (cl_uint)k;
+  int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
+  int wide = is == 8, write_keys = out_keys != NULL, write_positions = indices != NULL;
+  /* Any valid buffer stands for those the kernel does not touch. */
+  cl_mem pos = out->positions ? out->positions : out->keys;
+  cl_mem ok = out_keys ? out_keys : out->keys, oi = indices ? indices : out->keys;
+  clsort__arg args[] = {ARG(out->ctl),  ARG(cap32),     ARG(k32),  ARG(kind),
+                        ARG(desc),      ARG(out->keys), ARG(positions), ARG(wide),
+                        ARG(pos),       ARG(pos),       ARG(write_keys), ARG(ok),
+                        ARG(write_positions), ARG(oi),  ARG(oi)};
+  size_t wg = ctx->tuning.wg_size;
+  FORWARD_IF_ERROR(clsort__launch(ctx, kernel, wg, wg, 15, args, 0, NULL, NULL));
+  out->final_ran = true;
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__sample_settle(clsort_context *ctx, const clsort__sort_job *job,
+                                    clsort__sampled *out, size_t k, cl_mem sorted_keys,
+                                    cl_mem sorted_positions, cl_mem out_keys, cl_mem indices) {
+  size_t ks = clsort_type_size(job->type);
+  cl_kernel kernel;
+  FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_settle", &kernel));
+  cl_uint count32 = (cl_uint)out->count, k32 = (cl_uint)k;
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  int wide = out->position_size == 8, write_keys = out_keys != NULL;
+  cl_mem ok = out_keys ? out_keys : sorted_keys;
+  clsort__arg args[] = {ARG(out->ctl),          ARG(count32),  ARG(k32),
+                        ARG(kind),              ARG(desc),     ARG(sorted_keys),
+                        ARG(wide),              ARG(sorted_positions), ARG(sorted_positions),
+                        ARG(write_keys),        ARG(ok),       ARG(indices),
+                        ARG(indices)};
+  /* topk.cl's TK_RUN_MAX: the entries past k whose run may start before. */
+  size_t wg = ctx->tuning.wg_size, items = clsort__min(out->count, k + 4096);
+  FORWARD_IF_ERROR(clsort__launch(ctx, kernel, clsort__div_up(items, wg) * wg, wg, 13, args, 0,
+                                  NULL, NULL));
+  out->settle_ran = true;
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *job,
+                                   clsort__sampled *out) {
+  size_t ks = clsort_type_size(job->type);
+  cl_uint words[CTL_SAMPLE];
+  FORWARD_IF_ERROR(CL_CHECK(
+      clEnqueueReadBuffer(ctx->queue, out->ctl, CL_TRUE, 0, sizeof words, words, 0, NULL, NULL)));
+  uint64_t lo = 0, hi = 0;
+  const unsigned char *bounds = (const unsigned char *)(words + CTL_BOUNDS);
+  if (ks == 8) {
+    memcpy(&lo, bounds, 8);
+    memcpy(&hi, bounds + 8, 8);
+  } else {
+    uint32_t l, h;
+    memcpy(&l, bounds, 4);
+    memcpy(&h, bounds + 4, 4);
+    lo = l;
+    hi = h;
+  }
+  size_t found = words[CTL_FOUND], below = words[CTL_BELOW];
+  out->found = found <= out->cap && below <= out->first && below + found > out->last;
+  /* topk_final and topk_settle also give up on too many keys equal to
+   * the k-th. */
+  if (out->final_ran) out->found = out->found && words[CTL_FINAL];
+  if (out->settle_ran) out->found = out->found && !words[CTL_UNSETTLED];
+  out->pending = false;
+  last_path = out->found ? SELECT_PATH_SAMPLED : SELECT_PATH_FALLBACK;
+  clsort__debug("top-k sample: lo=%llx hi=%llx cap=%zu found=%zu below=%zu%s%s",
+                (unsigned long long)lo, (unsigned long long)hi, out->cap, found, below,
+                out->final_ran ? (words[CTL_FINAL] ? " final" : " final gave up")
+                : out->settle_ran ? (words[CTL_UNSETTLED] ? " settle gave up" : " settled")
+                                  : "",
+                out->found ? "" : ": missed");
+  out->count = found;
+  out->below = below;
+  out->hi = hi;
   return CLSORT_SUCCESS;
 }
 
 clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem keys, size_t n, size_t first, size_t last,
-                                        size_t position_size, clsort__sampled *out) {
+                                        size_t position_size, size_t late_room,
+                                        clsort__sampled *out) {
   memset(out, 0, sizeof *out);
   knob kb = read_knob();
   if (kb == KNOB_RADIX || n < SAMPLE_MIN_N || n > UINT32_MAX) return CLSORT_SUCCESS;
@@ -244,77 +379,50 @@ clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_
   /* So many candidates would cost about what the radix select does. */
   if (!p.worth && kb == KNOB_NONE) return CLSORT_SUCCESS;
   size_t ks = clsort_type_size(job->type), is = position_size;
-  unsigned bits = (unsigned)ks * 8;
-  uint64_t ones = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
 
   bool gpu = ctx->tuning.wg_size > 1;
   size_t wg = ctx->tuning.wg_size;
   size_t tile = gpu ? wg * clsort__min(ctx->tuning.items, FILTER_ITEMS_MAX) : clsort__tile(ctx);
   clsort__chunks c = clsort__chunking(ctx, n, tile);
   cl_mem ctl, ck, cp = NULL;
-  size_t ctl_bytes = clsort__max(p.s * ks, (1 + c.groups) * sizeof(cl_uint));
+  size_t ctl_bytes = CTL_SAMPLE * sizeof(cl_uint) + p.s * ks;
   /* clsort_scratch_bytes (ctx->measuring) asks the largest buffers any
    * rank's plan takes, then runs the radix select: its compactions, which
-   * a run on synthetic keys might not reach through this path. */
-  size_t room = ctx->measuring ? largest_cap(n, p.s) : p.cap;
+   * a run on synthetic keys might not reach through this path. A late
+   * read may sort the whole buffer: at least the k entries copied out. */
+  size_t room = ctx->measuring ? largest_cap(n, p.s) : clsort__max(p.cap, late_room);
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_CTL, ctl_bytes, &ctl));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_KEYS, room * ks, &ck));
   if (is) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TOPK_POSITIONS, room * is, &cp));
   if (ctx->measuring) return CLSORT_SUCCESS;
   cl_kernel filter;
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_filter", &filter));
-
-  /* The thresholds. */
-  uint64_t *a = clsort__malloc(ctx, clsort__max(p.s * sizeof(uint64_t), ctl_bytes));
-  RETURN_IF(!a, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for top-k's sample");
-  clsort_status st = draw_sample(ctx, job, keys, n, p.s, ctl, a);
-  if (st != CLSORT_SUCCESS) goto cleanup;
-  uint64_t hi = p.hi_rank >= p.s               ? ones
-                : p.hi_rank < FEW_RANKS && first == 0 ? nth_smallest_few(a, p.s, p.hi_rank)
-                                                    : nth_smallest(a, p.s, p.hi_rank);
-  /* a[0, hi_rank) now holds the smaller sample keys: the lower threshold
-   * is among them (or is hi itself, when CLSORT_TOPK=low makes them meet). */
-  size_t smaller = clsort__min(p.hi_rank, p.s);
-  uint64_t lo = p.lo_rank < 0 || (size_t)p.lo_rank >= smaller
-                    ? 0 /* no lower threshold: always safe, only more candidates */
-                    : nth_smallest(a, smaller, (size_t)p.lo_rank);
-  if (kb == KNOB_LOW) lo = hi = 0;
+  FORWARD_IF_ERROR(pick_thresholds(ctx, job, keys, n, &p, kb, ctl));
+  clsort__debug("top-k sample: s=%zu ranks %ld..%zu cap=%zu%s", p.s, p.lo_rank, p.hi_rank, p.cap,
+                late_room ? ", read late" : "");
 
   /* The pass. */
-  cl_uint zero = 0, cap32 = (cl_uint)p.cap;
-  cl_ulong n64 = n, chunk64 = c.chunk, lo64 = lo, hi64 = hi;
-  cl_uint lo32 = (cl_uint)lo, hi32 = (cl_uint)hi;
+  cl_uint cap32 = (cl_uint)p.cap;
+  cl_ulong n64 = n, chunk64 = c.chunk;
   int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
   int wide = is == 8;
   cl_mem pos = cp ? cp : ck;
-  clsort__arg args[] = {ARG(keys),  ARG(n64),       ARG(chunk64),
-                        ks == 8 ? ARG(lo64) : ARG(lo32),
-                        ks == 8 ? ARG(hi64) : ARG(hi32),
-                        ARG(kind),  ARG(desc),      ARG(cap32),
-                        ARG(ck),    ARG(positions), ARG(wide),
-                        ARG(pos),   ARG(pos),       ARG(ctl)};
-  GOTO_IF_ERROR(CL_CHECK(
-      clEnqueueFillBuffer(ctx->queue, ctl, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL)));
-  GOTO_IF_ERROR(clsort__launch(ctx, filter, c.groups * wg, wg, 14, args, 0, NULL, NULL));
-  /* Top-k has no lower threshold: the count of candidates is all it needs. */
-  size_t read = first ? (1 + c.groups) * sizeof(cl_uint) : sizeof(cl_uint);
-  GOTO_IF_ERROR(
-      CL_CHECK(clEnqueueReadBuffer(ctx->queue, ctl, CL_TRUE, 0, read, a, 0, NULL, NULL)));
-  const cl_uint *counts = (const cl_uint *)a;
-  size_t found = counts[0], below = 0;
-  if (first)
-    for (size_t g = 0; g < c.groups; g++) below += counts[1 + g];
-  out->found = found <= p.cap && below <= first && below + found > last;
-  last_path = out->found ? SELECT_PATH_SAMPLED : SELECT_PATH_FALLBACK;
-  clsort__debug("top-k sample: s=%zu ranks %ld..%zu lo=%llx hi=%llx cap=%zu found=%zu below=%zu%s",
-                p.s, p.lo_rank, p.hi_rank, (unsigned long long)lo, (unsigned long long)hi, p.cap,
-                found, below, out->found ? "" : ": missed");
+  clsort__arg args[] = {ARG(keys),      ARG(n64),  ARG(chunk64), ARG(kind),
+                        ARG(desc),      ARG(cap32), ARG(ck),     ARG(positions),
+                        ARG(wide),      ARG(pos),  ARG(pos),     ARG(ctl)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, filter, c.groups * wg, wg, 12, args, 0, NULL, NULL));
   out->keys = ck;
   out->positions = cp;
-  out->count = found;
-  out->below = below;
-  out->hi = hi;
-cleanup:
-  free(a);
-  return st;
+  out->position_size = is;
+  out->ctl = ctl;
+  out->cap = p.cap;
+  out->first = first;
+  out->last = last;
+  if (!late_room) return clsort__sample_check(ctx, job, out);
+  out->pending = true;
+  out->count = room;
+  /* The threshold is on the device: the sorts read every bit (the radix
+   * sort's plan skips the digits every entry shares). */
+  out->hi = ks == 8 ? ~(uint64_t)0 : UINT32_MAX;
+  return CLSORT_SUCCESS;
 }

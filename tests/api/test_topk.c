@@ -5,11 +5,12 @@
  * directions, 4- and 8-byte indices or none, k = 0, 1, n - 1, n and
  * around the switch to the full sort, few distinct keys (duplicates at the
  * boundary), the ten distributions; the sampled path (one pass between
- * thresholds from a sample): that it runs where it should, and that its
- * misses (a threshold too low, too many candidates, forced through
- * CLSORT_TOPK) and adversarial keys fall back to the radix select with
- * exact results; then each error path with its status and every array
- * untouched. */
+ * thresholds from a sample, its counts read right after the pass or,
+ * after sorting its padded buffer, at the end: CLSORT_TOPK_CHECK): that
+ * it runs where it should, and that its misses (a threshold too low, too
+ * many candidates, forced through CLSORT_TOPK) and adversarial keys fall
+ * back to the radix select with exact results; then each error path with
+ * its status and every array untouched. */
 #define _POSIX_C_SOURCE 200809L
 #include "api/testing.h"
 #include "sorts/sort_check.h"
@@ -121,11 +122,15 @@ T_TEST(topk_types) {
       size_t *perm = t_ref_permutation(t, keys, n, &o);
       size_t kk[7], nk = ks_for(&r, n, kk);
       for (size_t j = 0; j < nk; j++, step++) {
+        /* The sampled path's counts read right after the filter or after
+         * the sort of its padded buffer, in turn (top_k_sample.c). */
+        setenv("CLSORT_TOPK_CHECK", step % 2 ? "late" : "early", 1);
         check_top_k(t, keys, n, kk[j], index_sizes[step % 3], &o, perm, step % 5 == 2);
         if (kk[j] < n) check_select(t, keys, n, kk[j], &o, perm, step % 5 == 3);
       }
     }
   }
+  unsetenv("CLSORT_TOPK_CHECK");
 }
 
 /* Many keys equal to the k-th, so the positions that win among them are
@@ -164,14 +169,9 @@ static void expect_path(int want) {
 /* Top-k of each k and select of each rank on keys of distribution
  * `dist`, checked, each call's path against want_top / want_select (0:
  * any); the index size and the form cycle. */
-static void sampled_case(clsort_type t, int dist, size_t n, bool desc, const size_t *kk, size_t nk,
-                         int want_top, const size_t *ranks, size_t nr, int want_select) {
-  t_rng r;
-  t_rng_init(&r, "topk_sampled");
-  r.s[0] ^= (uint64_t)t * 31 + (uint64_t)dist;
-  size_t ks = clsort_type_size(t);
-  void *keys = t_alloc(n * ks);
-  t_gen_keys(&r, t, dist, keys, n);
+static void sampled_keys_case(clsort_type t, const void *keys, size_t n, bool desc,
+                              const size_t *kk, size_t nk, int want_top, const size_t *ranks,
+                              size_t nr, int want_select) {
   clsort_options o = opts(desc);
   size_t *perm = t_ref_permutation(t, keys, n, &o);
   static const size_t index_sizes[3] = {4, 0, 8};
@@ -185,24 +185,72 @@ static void sampled_case(clsort_type t, int dist, size_t n, bool desc, const siz
   }
 }
 
+static void sampled_case(clsort_type t, int dist, size_t n, bool desc, const size_t *kk, size_t nk,
+                         int want_top, const size_t *ranks, size_t nr, int want_select) {
+  t_rng r;
+  t_rng_init(&r, "topk_sampled");
+  r.s[0] ^= (uint64_t)t * 31 + (uint64_t)dist;
+  void *keys = t_alloc(n * clsort_type_size(t));
+  t_gen_keys(&r, t, dist, keys, n);
+  sampled_keys_case(t, keys, n, desc, kk, nk, want_top, ranks, nr, want_select);
+}
+
+/* Keys in random order among n / 8 values, about 8 copies of each: ties
+ * at the k-th that the path itself must settle by position (late:
+ * topk_final among the keys it gathers, topk_settle after the sort by
+ * key; early: the candidates' sorts). */
+static void sampled_duplicates(clsort_type t, size_t n, bool desc, const size_t *kk, size_t nk) {
+  t_rng r;
+  t_rng_init(&r, "topk_duplicates");
+  size_t ks = clsort_type_size(t);
+  void *keys = t_alloc(n * ks);
+  for (size_t i = 0; i < n; i++)
+    t_put_bits(t, keys, i,
+               t_from_order(t, t_rng_below(&r, n / 8) + ((uint64_t)1 << (ks * 8 - 1))));
+  sampled_keys_case(t, keys, n, desc, kk, nk, PATH_SAMPLED, NULL, 0, 0);
+}
+
 /* _i = type (u32, f64: the kernels differ by key size). Keys in random
- * order take the sampled path at these sizes; the knobs make it miss. */
+ * order take the sampled path at these sizes; the knobs make it miss.
+ * Top-k reads the path's counts early (after the filter) and late (after
+ * sorting and copying out its padded buffer, then overwritten by the
+ * fallback on a miss): both, in either shape (CLSORT_TOPK_CHECK; select
+ * always reads early). */
 T_TEST(topk_sampled) {
   clsort_type t = _i == 0 ? CLSORT_U32 : CLSORT_F64;
   if (t_skip_type(t)) return;
-  /* "sampled": select samples in the GPU shape too, where it takes the
-   * radix select by default. */
-  setenv("CLSORT_TOPK", "sampled", 1);
   size_t n = 1u << 16;
   size_t kk[3] = {1, 100, 1000}, ranks[4] = {7, 6000, n - 6000, n - 1};
-  sampled_case(t, D_UNIFORM, n, _i == 1, kk, 3, PATH_SAMPLED, ranks, 4, PATH_SAMPLED);
-  /* Thresholds too low. */
-  size_t k_low[1] = {1000};
-  setenv("CLSORT_TOPK", "low", 1);
-  sampled_case(t, D_UNIFORM, n, false, k_low, 1, PATH_FALLBACK, ranks, 2, PATH_FALLBACK);
-  /* Too many candidates: a buffer of one. */
-  setenv("CLSORT_TOPK", "tight", 1);
-  sampled_case(t, D_UNIFORM, n, true, kk + 1, 2, PATH_FALLBACK, ranks, 2, PATH_FALLBACK);
+  for (int late = 0; late < 2; late++) {
+    setenv("CLSORT_TOPK_CHECK", late ? "late" : "early", 1);
+    /* The selects once: they read early either way. */
+    size_t nr = late ? 0 : 4, nr_miss = late ? 0 : 2;
+    /* "sampled": select samples in the GPU shape too, where it takes the
+     * radix select by default. */
+    setenv("CLSORT_TOPK", "sampled", 1);
+    sampled_case(t, D_UNIFORM, n, _i == late, kk, 3, PATH_SAMPLED, ranks, nr, PATH_SAMPLED);
+    size_t k_dup[3] = {100, 500, 2000};
+    sampled_duplicates(t, n, _i != late, k_dup, 3);
+    if (late) {
+      /* The late read's other ways (benchmark knobs): k = 100 sorted and
+       * settled (topk_final off), k = 2000 by the two sorts. */
+      setenv("CLSORT_TOPK_FINAL", "0", 1);
+      sampled_duplicates(t, n, _i == 0, k_dup, 1);
+      unsetenv("CLSORT_TOPK_FINAL");
+      setenv("CLSORT_TOPK_SETTLE", "0", 1);
+      sampled_duplicates(t, n, _i == 0, k_dup + 2, 1);
+      unsetenv("CLSORT_TOPK_SETTLE");
+    }
+    /* Thresholds too low. */
+    size_t k_low[1] = {1000};
+    setenv("CLSORT_TOPK", "low", 1);
+    sampled_case(t, D_UNIFORM, n, late, k_low, 1, PATH_FALLBACK, ranks, nr_miss, PATH_FALLBACK);
+    /* Too many candidates: a buffer of one. */
+    setenv("CLSORT_TOPK", "tight", 1);
+    sampled_case(t, D_UNIFORM, n, !late, kk + 1, 2, PATH_FALLBACK, ranks, nr_miss,
+                 PATH_FALLBACK);
+  }
+  unsetenv("CLSORT_TOPK_CHECK");
   setenv("CLSORT_TOPK", "radix", 1);
   sampled_case(t, D_UNIFORM, n, false, kk, 1, PATH_RADIX, ranks, 1, PATH_RADIX);
   unsetenv("CLSORT_TOPK");
@@ -217,6 +265,7 @@ T_TEST(topk_sampled_adversarial) {
   clsort_type t = _i == 0 ? CLSORT_U32 : CLSORT_F64;
   if (t_skip_type(t)) return;
   unsetenv("CLSORT_TOPK"); /* in case a failed test left it */
+  unsetenv("CLSORT_TOPK_CHECK");
   size_t n = 1u << 16;
   /* k from 17: below it the path of a small k runs (topk_small_*). */
   size_t kk[3] = {17, 100, 3000}, ranks[3] = {0, 5000, n - 1};
