@@ -206,14 +206,15 @@ static plan make_plan(size_t n, size_t first, size_t last, knob kb) {
 #define CTL_BOUNDS 4
 #define CTL_SAMPLE 8
 
-/* The sample, then the thresholds from it, into ctl. On GPUs one launch:
- * topk_thresholds' group draws the sample itself (16384 random reads, 64
- * per work-item in flight 16 at a time), where a launch of its own cost
- * 0.007-0.018 ms on the H100 (docs/results/topk-2026-11-25-h100); by
- * reasoning, not measured: one SM's loads in flight may bound the draw
- * (CLSORT_TOPK_DRAW=apart draws it in topk_sample on GPUs too, to
- * compare). The CPU shape's one work-item would draw it serially: there
- * topk_sample draws it first, over a few work-items. */
+/* The sample, then the thresholds from it, into ctl: topk_sample draws
+ * the sample (a work-item per key on GPUs; a few work-items walk it in
+ * the CPU shape, whose groups of one work-item cost a launch each), then
+ * topk_thresholds' one group picks the thresholds. That group can draw
+ * the sample itself (CLSORT_TOPK_DRAW=inside, GPU shapes), saving a
+ * launch, but one multiprocessor's loads in flight bound its 16384 random
+ * reads: on the H100 (2^26 u32 keys, the same call) top-k of k = 100 took
+ * 0.247 ms that way against 0.181 with the launch of its own, and k =
+ * 10^4 0.274 against 0.207 (docs/results/topk-2026-11-26-h100). */
 static clsort_status pick_thresholds(clsort_context *ctx, const clsort__sort_job *job,
                                      cl_mem keys, size_t n, const plan *p, knob kb, cl_mem ctl) {
   size_t ks = clsort_type_size(job->type), wg = ctx->tuning.wg_size;
@@ -221,9 +222,9 @@ static clsort_status pick_thresholds(clsort_context *ctx, const clsort__sort_job
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_thresholds", &thresholds));
   cl_ulong n64 = n;
   cl_uint s32 = (cl_uint)p->s;
-  const char *apart = getenv("CLSORT_TOPK_DRAW");
+  const char *inside = getenv("CLSORT_TOPK_DRAW");
   int kind = clsort__key_kind(job->type), desc = job->descending;
-  int draw = wg > 1 && !(apart && strcmp(apart, "apart") == 0);
+  int draw = wg > 1 && inside && strcmp(inside, "inside") == 0;
   if (!draw) {
     cl_kernel sample;
     FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_sample", &sample));

@@ -240,6 +240,10 @@ T_TEST(topk_sampled) {
       setenv("CLSORT_TOPK_SETTLE", "0", 1);
       sampled_duplicates(t, n, _i == 0, k_dup + 2, 1);
       unsetenv("CLSORT_TOPK_SETTLE");
+      /* The sample drawn by the thresholds' group (GPU shapes). */
+      setenv("CLSORT_TOPK_DRAW", "inside", 1);
+      sampled_duplicates(t, n, _i != 0, k_dup, 2);
+      unsetenv("CLSORT_TOPK_DRAW");
     }
     /* Thresholds too low. */
     size_t k_low[1] = {1000};
