@@ -26,7 +26,7 @@ typedef struct merge_shape {
  * merges long serial runs. The tile must divide 2 * run, the length of a
  * merged pair of runs, so that no group straddles two pairs.
  * CLSORT_MERGE=WG:ITEMS overrides it; bench/ uses it to measure. */
-static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t run) {
+static merge_shape shape_for(const clsort_context *ctx, size_t key_size, bool values, size_t run) {
   merge_shape s;
   s.wg = ctx->tuning.wg_size;
   s.items = s.wg == 1 ? 2048 : key_size == 4 ? 16 : 8;
@@ -48,8 +48,10 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, size_t 
   if (s.items < vector) s.items = vector;
   while ((size_t)s.wg * s.items > 2 * run && s.items > vector) s.items /= 2;
   while ((size_t)s.wg * s.items > 2 * run && s.wg > 1) s.wg /= 2;
-  /* Local memory: the tile's keys and its padded 4-byte positions. */
-  while ((size_t)s.wg * s.items * (key_size + 4) + 2048 > ctx->local_mem && s.items > vector)
+  /* Local memory: the tile's keys and its padded 4-byte positions (which
+   * keys kept in registers need only for values). */
+  size_t per_key = key_size + (s.regs && s.wg > 1 && !values ? 0 : 4);
+  while ((size_t)s.wg * s.items * per_key + 2048 > ctx->local_mem && s.items > vector)
     s.items /= 2;
   return s;
 }
@@ -94,7 +96,7 @@ static clsort_status merge_kernel(clsort_context *ctx, const clsort__sort_job *j
 
 clsort_status clsort__merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
                                         size_t run, bool segmented, clsort__merge_kernels *k) {
-  merge_shape s = shape_for(ctx, clsort_type_size(job->type), run);
+  merge_shape s = shape_for(ctx, clsort_type_size(job->type), job->value_size != 0, run);
   k->wg = s.wg;
   k->tile = (size_t)s.wg * s.items;
   FORWARD_IF_ERROR(merge_kernel(ctx, job, s, segmented, "merge_partition", &k->probe));
@@ -108,7 +110,7 @@ clsort_status clsort__merge_tiles_kernel(clsort_context *ctx, const clsort__sort
   *tile = (size_t)b.wg * b.items;
   *wg = b.wg;
   /* The merge sort's own variant: the same options as its passes'. */
-  merge_shape s = shape_for(ctx, clsort_type_size(job->type), *tile);
+  merge_shape s = shape_for(ctx, clsort_type_size(job->type), job->value_size != 0, *tile);
   return merge_kernel(ctx, job, s, false, "merge_sort_tiles", out);
 }
 
@@ -220,7 +222,7 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
   size_t tile_wg = bitonic_runs ? bs.wg : blk.wg;
   unsigned passes = 0;
   for (size_t r = run; r < n; r *= 2) passes++;
-  merge_shape ms = shape_for(ctx, key_size, run);
+  merge_shape ms = shape_for(ctx, key_size, vs != 0, run);
 
   cl_kernel sort_tiles;
   clsort__merge_kernels mk;
