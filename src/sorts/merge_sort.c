@@ -61,11 +61,18 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, bool va
  * in 32) fit the 48 KB of local memory a group may use, at most 8192 keys
  * (512 work-items). On a CPU device that runs the GPU shape (the tests
  * force it), 4 keys per work-item and at most 1024: PoCL compiles the
- * unrolled network per variant, and runs a group's work-items in turn. */
+ * unrolled network per variant, and runs a group's work-items in turn.
+ * CLSORT_MERGE_BLOCK=MOST caps the tile lower (a power of two of 64 keys
+ * or more; bench/ uses it to measure). */
 clsort__block_shape clsort__block_shape_for(const clsort_context *ctx, size_t element) {
   clsort__block_shape b = {1, ctx->is_cpu ? 4 : 16};
   size_t budget = (clsort__min(ctx->local_mem, 48 * 1024) - 512) * 32 / 33;
   size_t most = ctx->is_cpu ? 1024 : 8192;
+  static const char *const name = "CLSORT_MERGE_BLOCK";
+  unsigned cap = 0;
+  if (clsort__env_fields(name, &cap, 1) == 1 &&
+      clsort__env_field_ok(name, "MOST", cap, 64, (unsigned)most, ENV_POW2))
+    most = cap;
   while (2 * b.wg * b.items * element <= budget && 2 * b.wg * b.items <= most &&
          2 * b.wg <= ctx->max_wg_size)
     b.wg *= 2;
