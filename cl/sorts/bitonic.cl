@@ -21,13 +21,29 @@
  * load and back on every store, so no launch needs to know whether it is
  * the first or the last.
  *
+ * Every launch past the first reads and writes all the data once, so the
+ * launches per merge stage set the time (2^24 u32 keys move 128 MB per
+ * launch). A stage of 2^s elements (s above the tile's log L) runs its
+ * strides s-1 .. L+g as global launches of BT_LOG_GLOBAL steps each in
+ * scalar registers (32 u32 keys hold 5 steps; 16-byte vectors held only 3
+ * in as many registers), then its last g <= BT_WIDE global strides and all
+ * those below the tile in one wide tile merge (bitonic_merge_wide), which
+ * holds 2^g tiles in registers and runs each through local memory in turn.
+ * At 2^24 u32 keys with tile 8192 that is 25 launches, not 38.
+ *
  * Needs common.cl and keys.cl before it, and
  *   HAS_VALUES, VALUE_T  a payload moved with each key (uint or ulong)
  *   BT_WG                work-items of the tile kernels
  *   BT_LOG_ITEMS         log2 of elements per work-item in the tile kernels
- *   BT_LOG_GLOBAL        log2 of vectors per work-item of a global launch,
- *                        i.e. how many global steps one launch fuses
+ *   BT_LOG_GLOBAL        log2 of register slots per work-item of a global
+ *                        launch, i.e. how many global steps one launch
+ *                        fuses (1 to 6)
+ *   BT_GLOBAL_LANES      elements per slot: 1 (default) or BT_V (16-byte
+ *                        vectors)
  *   BT_GLOBAL_WG         work-items per group of the global launches
+ *   BT_WIDE              0 to 3: the most global steps that the wide tile
+ *                        merge takes (0: no such kernel; bitonic_merge_tiles
+ *                        then takes the strides below the tile alone)
  *   BT_STABLE            1: the tile kernels break ties on the position in
  *                        the tile, so equal keys keep their order (the merge
  *                        sort's runs); the global kernels are left out
@@ -35,8 +51,14 @@
 #if !defined(BT_WG) || !defined(BT_LOG_ITEMS) || !defined(BT_LOG_GLOBAL) || !defined(BT_GLOBAL_WG)
 #error "bitonic.cl needs BT_WG, BT_LOG_ITEMS, BT_LOG_GLOBAL and BT_GLOBAL_WG"
 #endif
-#if BT_LOG_ITEMS < 1 || BT_LOG_ITEMS > 4 || BT_LOG_GLOBAL < 1 || BT_LOG_GLOBAL > 4
-#error "bitonic.cl handles 1 to 4 fused steps"
+#if BT_LOG_ITEMS < 1 || BT_LOG_ITEMS > 4 || BT_LOG_GLOBAL < 1 || BT_LOG_GLOBAL > 6
+#error "bitonic.cl handles 1 to 4 steps per tile round and 1 to 6 per global launch"
+#endif
+#ifndef BT_WIDE
+#define BT_WIDE 0
+#endif
+#if BT_WIDE < 0 || BT_WIDE > 3
+#error "bitonic.cl handles 0 to 3 global steps in the wide tile merge"
 #endif
 
 #ifndef BT_STABLE
@@ -60,6 +82,13 @@
 #else
 #define BT_V 2
 #endif
+#ifndef BT_GLOBAL_LANES
+#define BT_GLOBAL_LANES 1
+#endif
+#if BT_GLOBAL_LANES != 1 && BT_GLOBAL_LANES != BT_V
+#error "BT_GLOBAL_LANES is 1 or a 16-byte vector's lanes"
+#endif
+#define BT_GL BT_GLOBAL_LANES
 #define KEY_V CAT(KEY_T, BT_V)
 #define VALUE_V CAT(VALUE_T, BT_V)
 /* Between a vector and a register array of its lanes:
@@ -431,11 +460,40 @@ TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, u
 }
 
 /* ---------------------------------------------------------- global steps */
+/* One register slot of the global launches: BT_GL elements that take the
+ * same comparisons side by side. Scalar slots (BT_GL = 1) spend every
+ * register on an element whose index bits the fused steps touch, so 32
+ * u32 keys hold 5 steps; 16-byte vectors (BT_GL = BT_V) spend them on
+ * lanes no global step compares across (3 steps in 32 keys). Both stay
+ * coalesced: neighbouring work-items take neighbouring slots at the
+ * smallest fused stride, which is a tile or more. */
+#if BT_GL == 1
+/* Element vi into registers K[at] (KEY_MAX past n); `rev` is unused. */
+inline void slot_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
+                      const global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind,
+                      int desc) {
+  (void)rev;
+  K[at] = KEY_MAX;
+  if (vi < n) {
+    K[at] = key_to_bits(keys[vi], kind, desc);
+    IF_VALUES(V[at] = vals[vi]);
+  }
+}
+
+inline void slot_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *keys,
+                       global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind, int desc) {
+  (void)rev;
+  if (vi < n) {
+    keys[vi] = bits_to_key(K[at], kind, desc);
+    IF_VALUES(vals[vi] = V[at]);
+  }
+}
+#else
 /* Vector vi of the global arrays into registers K[at .. at + BT_V), lanes
  * reversed when `rev`; lanes past n hold KEY_MAX. */
-inline void vector_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
-                        const global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind,
-                        int desc) {
+inline void slot_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
+                      const global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind,
+                      int desc) {
   ulong e = vi * BT_V;
   KEY_T kk[BT_V];
   VALUE_T vv[BT_V];
@@ -462,8 +520,8 @@ inline void vector_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
   }
 }
 
-inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *keys,
-                         global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind, int desc) {
+inline void slot_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *keys,
+                       global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind, int desc) {
   ulong e = vi * BT_V;
   KEY_T kk[BT_V];
   VALUE_T vv[BT_V];
@@ -487,18 +545,19 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
     }
   }
 }
+#endif
 
-/* r fused global steps at vector-index bits [lo, lo + r) (element strides
- * of a tile and more); the first is the flip of blocks of 2^(lo+r) vectors
+/* r fused global steps at slot-index bits [lo, lo + r) (element strides
+ * of a tile and more); the first is the flip of blocks of 2^(lo+r) slots
  * when `flip`. Work-item w takes cosets w, w + threads, ... (2^(LOG-r) of
- * them), so neighbouring work-items touch neighbouring vectors. `cosets`
+ * them), so neighbouring work-items touch neighbouring slots. `cosets`
  * counts those that hold any element below n. */
 #define GLOBAL_ROUND(r)                                                                   \
   inline void global_round##r(global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo,   \
                               int flip, ulong cosets, ulong threads, int kind, int desc) {  \
     const uint slots = 1u << (r), per = 1u << (BT_LOG_GLOBAL - (r));                      \
-    KEY_T K[BT_V << BT_LOG_GLOBAL];                                                       \
-    VALUE_T V[BT_V << BT_LOG_GLOBAL];                                                     \
+    KEY_T K[BT_GL << BT_LOG_GLOBAL];                                                      \
+    VALUE_T V[BT_GL << BT_LOG_GLOBAL];                                                    \
     ulong low = ((ulong)1 << lo) - 1u, w = get_global_id(0);                              \
     /* Every coset's loads first, then the steps, then the stores: a load   \
      * after a store waits for it, so one coset at a time would wait out    \
@@ -509,20 +568,20 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
         ulong rep = COSET_REP(c, lo, (r), low);                                           \
         BT_UNROLL for (uint x = 0; x < slots; x++) {                                    \
           bool upper = flip && (x >> ((r) - 1));                                          \
-          vector_load(K, V, (q * slots + x) * BT_V, keys, vals,                           \
-                      (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
+          slot_load(K, V, (q * slots + x) * BT_GL, keys, vals,                            \
+                    (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc);  \
         }                                                                                 \
       }                                                                                   \
     }                                                                                     \
-    BT_UNROLL for (uint q = 0; q < per; q++) ROUND_STEPS(K, V, K, q * slots * BT_V, (r), BT_V, flip); \
+    BT_UNROLL for (uint q = 0; q < per; q++) ROUND_STEPS(K, V, K, q * slots * BT_GL, (r), BT_GL, flip); \
     BT_UNROLL for (uint q = 0; q < per; q++) {                                          \
       ulong c = w + q * threads;                                                          \
       if (c < cosets) {                                                                   \
         ulong rep = COSET_REP(c, lo, (r), low);                                           \
         BT_UNROLL for (uint x = 0; x < slots; x++) {                                    \
           bool upper = flip && (x >> ((r) - 1));                                          \
-          vector_store(K, V, (q * slots + x) * BT_V, keys, vals,                          \
-                       (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
+          slot_store(K, V, (q * slots + x) * BT_GL, keys, vals,                           \
+                     (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
         }                                                                                 \
       }                                                                                   \
     }                                                                                     \
@@ -537,12 +596,24 @@ GLOBAL_ROUND(3)
 #if BT_LOG_GLOBAL >= 4
 GLOBAL_ROUND(4)
 #endif
+#if BT_LOG_GLOBAL >= 5
+GLOBAL_ROUND(5)
+#endif
+#if BT_LOG_GLOBAL >= 6
+GLOBAL_ROUND(6)
+#endif
 
 GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo,
                                   uint r, int flip, ulong cosets, ulong threads, int kind,
                                   int desc) {
   if (get_global_id(0) >= threads) return;
   switch (r) {
+#if BT_LOG_GLOBAL >= 6
+    case 6: global_round6(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+#endif
+#if BT_LOG_GLOBAL >= 5
+    case 5: global_round5(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+#endif
 #if BT_LOG_GLOBAL >= 4
     case 4: global_round4(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
 #endif
@@ -555,4 +626,84 @@ GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulon
     default: global_round1(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
   }
 }
+
+#if BT_WIDE > 0
+/* ------------------------------------------------------ wide tile merge */
+/* The last g global steps of a merge stage (1 <= g <= BT_WIDE) and its
+ * strides below the tile, in one launch: one read and one write of the
+ * data where the global launch and bitonic_merge_tiles took two each.
+ * Group b takes the 2^g tiles of block b of 2^(L+g) elements (L: log2 of
+ * the tile). Its work-items hold column j * BT_WG + t of every tile in
+ * registers (so neighbouring work-items load and store neighbouring
+ * elements), run the g steps there (the first the flip of the block when
+ * `flip`: the block is then a whole merge stage), then each tile in turn
+ * goes to local memory for the strides below it, and back to global memory.
+ * Register W[j * 2^BT_WIDE + x] holds column j of tile x; with the flip,
+ * the upper tiles' columns are mirrored (as COSET_REP's cosets are).
+ * The loop over the tiles and their rounds is one loop with one barrier at
+ * the kernel's top level and a trip count that only g sets: uniform. */
+TILE_KERNEL void bitonic_merge_wide(global KEY_T *keys, global VALUE_T *vals, ulong n, uint g,
+                                    int flip, int kind, int desc) {
+  local tile_mem m;
+  const uint lt = BT_LOG_ITEMS + (31 - clz((uint)BT_WG)), low = BT_TILE - 1u;
+  const uint t = get_local_id(0), tiles = 1u << g;
+  const ulong block = (ulong)get_group_id(0) << (lt + g);
+  KEY_T WK[BT_ITEMS << BT_WIDE];
+  VALUE_T WV[BT_ITEMS << BT_WIDE];
+  BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++)
+    BT_UNROLL for (uint x = 0; x < (1u << BT_WIDE); x++) {
+      uint c = j * BT_WG + t;
+      bool upper = flip && (x >> (g - 1u));
+      WK[(j << BT_WIDE) + x] = KEY_MAX;
+      ulong e = block + ((ulong)x << lt) + (upper ? c ^ low : c);
+      if (x < tiles && e < n) {
+        WK[(j << BT_WIDE) + x] = key_to_bits(keys[e], kind, desc);
+        IF_VALUES(WV[(j << BT_WIDE) + x] = vals[e]);
+      }
+    }
+  switch (g) {
+#if BT_WIDE >= 3
+    case 3:
+      BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) ROUND_STEPS(WK, WV, WK, j << BT_WIDE, 3, 1u, flip);
+      break;
+#endif
+#if BT_WIDE >= 2
+    case 2:
+      BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) ROUND_STEPS(WK, WV, WK, j << BT_WIDE, 2, 1u, flip);
+      break;
+#endif
+    default:
+      BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) ROUND_STEPS(WK, WV, WK, j << BT_WIDE, 1, 1u, flip);
+      break;
+  }
+  /* Per tile: phase 0 writes it to local memory, phases 1 .. rounds run
+   * the rounds of the strides below it (as bitonic_merge_tiles does), the
+   * last stores it. */
+  const uint r0 = lt % BT_LOG_ITEMS ? lt % BT_LOG_ITEMS : BT_LOG_ITEMS;
+  const uint rounds = (lt - r0) / BT_LOG_ITEMS + 1u, phases = rounds + 2u;
+  for (uint it = 0; it < tiles * phases; it++) {
+    uint x = it / phases, ph = it % phases;
+    if (ph == 0) {
+      BT_UNROLL for (uint xx = 0; xx < (1u << BT_WIDE); xx++) {
+        if (xx == x) {
+          bool upper = flip && (xx >> (g - 1u));
+          BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
+            uint c = j * BT_WG + t, a = PAD(upper ? c ^ low : c);
+            m.k[a] = WK[(j << BT_WIDE) + xx];
+            IF_VALUES(m.v[a] = WV[(j << BT_WIDE) + xx]);
+          }
+        }
+      }
+    } else if (ph <= rounds) {
+      uint i = ph - 1u;
+      tile_round(&m, BT_TILE, lt - r0 - i * BT_LOG_ITEMS, i ? BT_LOG_ITEMS : r0, 0);
+    } else {
+      ulong begin = block + ((ulong)x << lt);
+      uint len = begin < n ? (uint)min((ulong)BT_TILE, n - begin) : 0u;
+      tile_store(&m, keys, vals, begin, len, kind, desc);
+    }
+    BT_BARRIER();
+  }
+}
+#endif /* BT_WIDE > 0 */
 #endif /* !BT_STABLE */
