@@ -519,6 +519,31 @@ T_TEST(bitonic_tiled_shape) {
   }
 }
 
+/* The global launches' other shapes (CLSORT_BITONIC=FUSED:GLOBAL_WG:
+ * VECTOR:WIDE), which bench/ measures beside the default: 16-byte vector
+ * slots with a one-step wide merge, and the deepest scalar launches with a
+ * two-step one. u32 keys and f64 keys with 8-byte values (the smallest and
+ * the largest element; each program costs seconds to build on PoCL), both
+ * directions, past several global launches per stage. _i = shape. */
+T_TEST(bitonic_global_shapes) {
+  static const char *const shapes[] = {"3:64:1:1", "6:16:0:2"};
+  const clsort_type types[] = {CLSORT_U32, CLSORT_F64};
+  const unsigned modes[] = {1u << M_KEYS, 1u << M_PAIRS8};
+  t_rng r;
+  t_rng_init(&r, "bitonic_global_shapes");
+  r.s[0] ^= (uint64_t)_i;
+  t_setenv("CLSORT_BITONIC", shapes[_i]);
+  for (int ti = 0; ti < 2; ti++) {
+    if (t_skip_type(types[ti])) continue;
+    size_t tile = tile_of(types[ti], 0);
+    const size_t sizes[] = {2 * tile + 1, 5 * tile - 3, t_rng_size(&r, 64 * tile, max_n())};
+    for (int k = 0; k < 3; k++) {
+      clsort_options o = bitonic((k + ti) % 2);
+      t_check_dist(&r, types[ti], k == 1 ? D_FEW : D_UNIFORM, sizes[k], &o, modes[ti]);
+    }
+  }
+}
+
 /* --------------------------------------------------------- CPU shape */
 /* The CPU shape (bitonic_cpu.c) with chunks of 64 keys, and of 192 (not
  * a power of two: three strips), forced by CLSORT_BITONIC_CPU=1:CHUNK (read
@@ -624,7 +649,8 @@ T_TEST(bitonic_large) {
 }
 
 /* ------------------------------------------------------------------ main */
-/* Parts: "matrix" (the default shape), "tiled" (CLSORT_TUNING=16:16:2) and
+/* Parts: "matrix" (the default shape), "tiled" (CLSORT_TUNING=16:16:2, and
+ * the global launches' other shapes) and
  * "chunks" (the CPU shape's small chunks and its switch), so that meson
  * runs them in parallel; no part runs two. */
 static void add_common(TCase *tc) {
@@ -651,6 +677,7 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_test(tc, bitonic_tiled_shape);
       tcase_add_test(tc, bitonic_tile_size);
       add_common(tc);
+      tcase_add_loop_test(tc, bitonic_global_shapes, 0, 2);
     }
     if (t_part_selected("chunks")) {
       TCase *tc = t_tcase(s, "chunks", true);
