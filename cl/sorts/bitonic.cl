@@ -467,18 +467,22 @@ TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, u
  * lanes no global step compares across (3 steps in 32 keys). Both stay
  * coalesced: neighbouring work-items take neighbouring slots at the
  * smallest fused stride, which is a tile or more. */
+/* Registers K[0 .. count) from keys as they lie in memory to bits. */
+#define REGS_TO_BITS(K, count, kind, desc) \
+  BT_UNROLL for (uint i_ = 0; i_ < (count); i_++) K[i_] = key_to_bits(K[i_], kind, desc)
 #if BT_GL == 1
-/* Element vi into registers K[at] (KEY_MAX past n); `rev` is unused. */
+/* Element vi into registers K[at] as it lies in memory, `pad` past n (the
+ * key whose bits are KEY_MAX); the caller converts every slot to bits once
+ * all loads are out (SLOTS_TO_BITS): a conversion next to its load would
+ * wait for it before the next load issues. `rev` is unused. */
 inline void slot_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
-                      const global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind,
-                      int desc) {
-  (void)rev;
-  K[at] = KEY_MAX;
-  if (vi < n) {
-    K[at] = key_to_bits(keys[vi], kind, desc);
-    IF_VALUES(V[at] = vals[vi]);
-  }
+                      const global VALUE_T *vals, ulong vi, ulong n, KEY_T pad) {
+  K[at] = vi < n ? keys[vi] : pad;
+  IF_VALUES(if (vi < n) V[at] = vals[vi]);
 }
+#define SLOT_LOAD(K, V, at, keys, vals, vi, n, rev, kind, desc, pad) \
+  slot_load(K, V, at, keys, vals, vi, n, pad)
+#define SLOTS_TO_BITS REGS_TO_BITS
 
 inline void slot_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *keys,
                        global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind, int desc) {
@@ -520,6 +524,10 @@ inline void slot_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
   }
 }
 
+#define SLOT_LOAD(K, V, at, keys, vals, vi, n, rev, kind, desc, pad) \
+  slot_load(K, V, at, keys, vals, vi, n, rev, kind, desc)
+#define SLOTS_TO_BITS(K, count, kind, desc)
+
 inline void slot_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *keys,
                        global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind, int desc) {
   ulong e = vi * BT_V;
@@ -559,6 +567,7 @@ inline void slot_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *
     KEY_T K[BT_GL << BT_LOG_GLOBAL];                                                      \
     VALUE_T V[BT_GL << BT_LOG_GLOBAL];                                                    \
     ulong low = ((ulong)1 << lo) - 1u, w = get_global_id(0);                              \
+    const KEY_T pad = bits_to_key(KEY_MAX, kind, desc);                                   \
     /* Every coset's loads first, then the steps, then the stores: a load   \
      * after a store waits for it, so one coset at a time would wait out    \
      * the memory latency per - 1 more times. */                            \
@@ -568,11 +577,12 @@ inline void slot_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *
         ulong rep = COSET_REP(c, lo, (r), low);                                           \
         BT_UNROLL for (uint x = 0; x < slots; x++) {                                    \
           bool upper = flip && (x >> ((r) - 1));                                          \
-          slot_load(K, V, (q * slots + x) * BT_GL, keys, vals,                            \
-                    (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc);  \
+          SLOT_LOAD(K, V, (q * slots + x) * BT_GL, keys, vals,                            \
+                    (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc, pad); \
         }                                                                                 \
       }                                                                                   \
     }                                                                                     \
+    SLOTS_TO_BITS(K, BT_GL << BT_LOG_GLOBAL, kind, desc);                                 \
     BT_UNROLL for (uint q = 0; q < per; q++) ROUND_STEPS(K, V, K, q * slots * BT_GL, (r), BT_GL, flip); \
     BT_UNROLL for (uint q = 0; q < per; q++) {                                          \
       ulong c = w + q * threads;                                                          \
@@ -650,17 +660,32 @@ TILE_KERNEL void bitonic_merge_wide(global KEY_T *keys, global VALUE_T *vals, ul
   const ulong block = (ulong)get_group_id(0) << (lt + g);
   KEY_T WK[BT_ITEMS << BT_WIDE];
   VALUE_T WV[BT_ITEMS << BT_WIDE];
-  BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++)
-    BT_UNROLL for (uint x = 0; x < (1u << BT_WIDE); x++) {
-      uint c = j * BT_WG + t;
-      bool upper = flip && (x >> (g - 1u));
-      WK[(j << BT_WIDE) + x] = KEY_MAX;
-      ulong e = block + ((ulong)x << lt) + (upper ? c ^ low : c);
-      if (x < tiles && e < n) {
-        WK[(j << BT_WIDE) + x] = key_to_bits(keys[e], kind, desc);
-        IF_VALUES(WV[(j << BT_WIDE) + x] = vals[e]);
-      }
-    }
+  /* Column c = j * BT_WG + t lies at element straight + x * BT_TILE + j *
+   * BT_WG; mirrored (c ^ low) at mirror + x * BT_TILE + (BT_ITEMS - 1 - j)
+   * * BT_WG. Constant offsets from two bases, and counts of the elements
+   * from each base below n, keep the 64 loads' addresses out of registers. */
+  const ulong straight = block + t, mirror = block + (BT_WG - 1u - t);
+  const ulong rest_s = straight < n ? n - straight : 0, rest_m = mirror < n ? n - mirror : 0;
+  /* Loads first, conversions after (as in the global launches). */
+  const KEY_T pad = bits_to_key(KEY_MAX, kind, desc);
+#define WIDE_LOAD(j, x, mirrored)                                                     \
+  do {                                                                                \
+    uint off_ = (x) * BT_TILE + ((mirrored) ? BT_ITEMS - 1u - (j) : (j)) * BT_WG;     \
+    ulong e_ = ((mirrored) ? mirror : straight) + off_;                              \
+    uint w_ = ((j) << BT_WIDE) + (x);                                                 \
+    bool in_ = (x) < tiles && off_ < ((mirrored) ? rest_m : rest_s);                 \
+    WK[w_] = in_ ? keys[e_] : pad;                                                    \
+    IF_VALUES(if (in_) WV[w_] = vals[e_]);                                            \
+  } while (0)
+  if (flip) {
+    BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++)
+      BT_UNROLL for (uint x = 0; x < (1u << BT_WIDE); x++) WIDE_LOAD(j, x, x >> (g - 1u));
+  } else {
+    BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++)
+      BT_UNROLL for (uint x = 0; x < (1u << BT_WIDE); x++) WIDE_LOAD(j, x, false);
+  }
+#undef WIDE_LOAD
+  REGS_TO_BITS(WK, BT_ITEMS << BT_WIDE, kind, desc);
   switch (g) {
 #if BT_WIDE >= 3
     case 3:

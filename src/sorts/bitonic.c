@@ -138,7 +138,16 @@ clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_SORT_TILES, &sort_tiles));
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_TILES, &merge_tiles));
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_GLOBAL, &global));
-  if (s.wide) FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_WIDE, &wide));
+  if (s.wide) {
+    FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_WIDE, &wide));
+    /* The wide merge holds the most registers of all: a driver that cannot
+     * run it in a tile's group (a compiler that does not cap its registers
+     * for reqd_work_group_size) gets the stages without it. */
+    if (clsort__kernel_wg_limit(ctx, wide) < s.wg) {
+      clsort__debug("bitonic: the wide merge cannot run %u work-items; stages without it", s.wg);
+      s.wide = 0;
+    }
+  }
   /* An argsort keeps the caller's keys: it sorts a copy in scratch. */
   cl_mem keys = job->keys_out;
   if (!keys) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &keys));
