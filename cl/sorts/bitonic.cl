@@ -613,25 +613,31 @@ GLOBAL_ROUND(5)
 GLOBAL_ROUND(6)
 #endif
 
+/* The case of the switch below for r steps. */
+#define GLOBAL_CASE(r)                                                          \
+  case r:                                                                       \
+    global_round##r(keys, vals, n, lo, flip, cosets, threads, kind, desc);      \
+    break;
+
 GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo,
                                   uint r, int flip, ulong cosets, ulong threads, int kind,
                                   int desc) {
   if (get_global_id(0) >= threads) return;
   switch (r) {
 #if BT_LOG_GLOBAL >= 6
-    case 6: global_round6(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+    GLOBAL_CASE(6)
 #endif
 #if BT_LOG_GLOBAL >= 5
-    case 5: global_round5(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+    GLOBAL_CASE(5)
 #endif
 #if BT_LOG_GLOBAL >= 4
-    case 4: global_round4(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+    GLOBAL_CASE(4)
 #endif
 #if BT_LOG_GLOBAL >= 3
-    case 3: global_round3(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+    GLOBAL_CASE(3)
 #endif
 #if BT_LOG_GLOBAL >= 2
-    case 2: global_round2(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+    GLOBAL_CASE(2)
 #endif
     default: global_round1(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
   }
@@ -649,19 +655,22 @@ GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulon
  * `flip`: the block is then a whole merge stage), then each tile in turn
  * goes to local memory for the strides below it, and back to global memory.
  * Register W[j * 2^BT_WIDE + x] holds column j of tile x; with the flip,
- * the upper tiles' columns are mirrored (as COSET_REP's cosets are).
- * The loop over the tiles and their rounds is one loop with one barrier at
- * the kernel's top level and a trip count that only g sets: uniform. */
+ * the upper tiles' columns are mirrored (as COSET_REP's cosets are). A
+ * work-item's columns of a tile differ in the tile's top BT_LOG_ITEMS
+ * index bits, so the strides there run in registers too, before the tile
+ * goes to local memory: one round and one barrier fewer per tile. The loop
+ * over the tiles and their rounds is one loop with one barrier at the
+ * kernel's top level and a trip count that only g sets: uniform. */
 TILE_KERNEL void bitonic_merge_wide(global KEY_T *keys, global VALUE_T *vals, ulong n, uint g,
                                     int flip, int kind, int desc) {
   local tile_mem m;
-  const uint lt = BT_LOG_ITEMS + (31 - clz((uint)BT_WG)), low = BT_TILE - 1u;
+  const uint lt = BT_LOG_ITEMS + (31 - clz((uint)BT_WG));
   const uint t = get_local_id(0), tiles = 1u << g;
   const ulong block = (ulong)get_group_id(0) << (lt + g);
   KEY_T WK[BT_ITEMS << BT_WIDE];
   VALUE_T WV[BT_ITEMS << BT_WIDE];
   /* Column c = j * BT_WG + t lies at element straight + x * BT_TILE + j *
-   * BT_WG; mirrored (c ^ low) at mirror + x * BT_TILE + (BT_ITEMS - 1 - j)
+   * BT_WG; mirrored (c ^ (BT_TILE - 1)) at mirror + x * BT_TILE + (BT_ITEMS - 1 - j)
    * * BT_WG. Constant offsets from two bases, and counts of the elements
    * from each base below n, keep the 64 loads' addresses out of registers. */
   const ulong straight = block + t, mirror = block + (BT_WG - 1u - t);
@@ -701,11 +710,27 @@ TILE_KERNEL void bitonic_merge_wide(global KEY_T *keys, global VALUE_T *vals, ul
       BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) ROUND_STEPS(WK, WV, WK, j << BT_WIDE, 1, 1u, flip);
       break;
   }
+  /* The mirrored tiles' columns back in order of j (work-item t then
+   * holds column j * BT_WG + BT_WG - 1 - t of them), then the strides
+   * 2^(lt-1) .. 2^(lt-BT_LOG_ITEMS) of every tile at once: the tiles side
+   * by side as lanes. */
+  if (flip) {
+    BT_UNROLL for (uint x = 0; x < (1u << BT_WIDE); x++) {
+      bool mirrored = x >> (g - 1u);
+      BT_UNROLL for (uint j = 0; j < BT_ITEMS / 2; j++) {
+        uint a = (j << BT_WIDE) + x, b = ((BT_ITEMS - 1u - j) << BT_WIDE) + x;
+        MOVE(KEY_T, WK, a, b, mirrored);
+        IF_VALUES(MOVE(VALUE_T, WV, a, b, mirrored));
+      }
+    }
+  }
+  ROUND_STEPS(WK, WV, WK, 0u, BT_LOG_ITEMS, 1u << BT_WIDE, 0);
   /* Per tile: phase 0 writes it to local memory, phases 1 .. rounds run
-   * the rounds of the strides below it (as bitonic_merge_tiles does), the
-   * last stores it. */
-  const uint r0 = lt % BT_LOG_ITEMS ? lt % BT_LOG_ITEMS : BT_LOG_ITEMS;
-  const uint rounds = (lt - r0) / BT_LOG_ITEMS + 1u, phases = rounds + 2u;
+   * the rounds of the strides below 2^(lt-BT_LOG_ITEMS) (as
+   * bitonic_merge_tiles does; none when a work-item holds the whole tile),
+   * the last stores it. */
+  const uint lr = lt - BT_LOG_ITEMS, r0 = lr % BT_LOG_ITEMS ? lr % BT_LOG_ITEMS : BT_LOG_ITEMS;
+  const uint rounds = lr ? (lr - r0) / BT_LOG_ITEMS + 1u : 0u, phases = rounds + 2u;
   for (uint it = 0; it < tiles * phases; it++) {
     uint x = it / phases, ph = it % phases;
     if (ph == 0) {
@@ -713,7 +738,7 @@ TILE_KERNEL void bitonic_merge_wide(global KEY_T *keys, global VALUE_T *vals, ul
         if (xx == x) {
           bool upper = flip && (xx >> (g - 1u));
           BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
-            uint c = j * BT_WG + t, a = PAD(upper ? c ^ low : c);
+            uint a = PAD(j * BT_WG + (upper ? BT_WG - 1u - t : t));
             m.k[a] = WK[(j << BT_WIDE) + xx];
             IF_VALUES(m.v[a] = WV[(j << BT_WIDE) + xx]);
           }
@@ -721,7 +746,7 @@ TILE_KERNEL void bitonic_merge_wide(global KEY_T *keys, global VALUE_T *vals, ul
       }
     } else if (ph <= rounds) {
       uint i = ph - 1u;
-      tile_round(&m, BT_TILE, lt - r0 - i * BT_LOG_ITEMS, i ? BT_LOG_ITEMS : r0, 0);
+      tile_round(&m, BT_TILE, lr - r0 - i * BT_LOG_ITEMS, i ? BT_LOG_ITEMS : r0, 0);
     } else {
       ulong begin = block + ((ulong)x << lt);
       uint len = begin < n ? (uint)min((ulong)BT_TILE, n - begin) : 0u;
