@@ -4,9 +4,11 @@
  * last few global strides and all those below a tile in one wide tile
  * merge (2^g tiles in registers, each in turn through local memory). Every
  * launch reads and writes all the data, so launches set the time: 2^24
- * u32 keys take 25 on an H100 (tile 8192, 5 steps fused, 2 in the wide
- * merge), where 16-byte vector slots (3 steps) and a separate local launch
- * took 38 (2.42 ms, 4.9 GB moved), and 300 at one step per launch. */
+ * u32 keys take 25 launches (3.2 GB moved; tile 8192, 5 steps fused, 2 in
+ * the wide merge) where 16-byte vector slots (3 steps) and a separate
+ * local launch per stage took 38 (4.9 GB, 2.42 ms on an H100), and 300 at
+ * one step per launch. CLSORT_BITONIC (below) selects the earlier shape
+ * and others, so that bench/ can compare them on one device. */
 #include "sorts/sorts.h"
 
 #include <stdio.h>
@@ -71,7 +73,9 @@ clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_
   s.global_wg = ctx->is_cpu ? 64 : 128;
   /* The wide tile merge holds 2^wide elements of each of a tile
    * work-item's 16 columns: 256 bytes of keys and values (2 steps for u32
-   * keys, 1 for 8-byte elements, none above). */
+   * keys, 1 for 8-byte elements, none above). ptxas for sm_90 gives it 155
+   * registers for u32 keys, 128 with 16 bytes spilled when capped for
+   * 512 work-items (scripts/check-nvptx). */
   s.wide = 0;
   while (s.wide < 3 && pair << (s.wide + 1) <= 16) s.wide++;
   /* CLSORT_BITONIC=FUSED[:GLOBAL_WG[:VECTOR[:WIDE]]] overrides the global
