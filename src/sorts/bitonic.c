@@ -174,6 +174,10 @@ clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *
   clsort__arg merge_args[] = {ARG(keys), ARG(vals), ARG(n64), ARG(kind), ARG(desc)};
   for (unsigned stage = log_tile + 1; stage <= log_n; stage++) {
     cl_uint g = (cl_uint)clsort__min(s.wide, stage - log_tile);
+    /* The wide merge runs one group per 2^g tiles, each tile in turn:
+     * below a group per compute unit (2^20 u32 keys on an H100) it would
+     * leave most of the device idle, so fewer tiles per group or none. */
+    while (g && (n >> (log_tile + g)) < ctx->compute_units) g--;
     unsigned top = stage;
     while (top > log_tile + g) {
       unsigned r = (unsigned)clsort__min(s.log_global, top - log_tile - g);
