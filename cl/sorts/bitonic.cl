@@ -168,6 +168,10 @@
             CMPX(K, V, I, (base) + x_ * (lanes) + l_, (base) + (x_ | p_) * (lanes) + l_); \
   } while (0)
 
+/* Registers K[0 .. count) from keys as they lie in memory to bits. */
+#define REGS_TO_BITS(K, count, kind, desc) \
+  BT_UNROLL for (uint i_ = 0; i_ < (count); i_++) K[i_] = key_to_bits(K[i_], kind, desc)
+
 /* The coset representative of number c for a round at bits [lo, lo + r):
  * c with r zero bits inserted at lo. */
 #define COSET_REP(c, lo, r, low) ((((c) >> (lo)) << ((lo) + (r))) | ((c) & (low)))
@@ -446,16 +450,36 @@ TILE_KERNEL void bitonic_sort_segments(global KEY_T *keys, global VALUE_T *vals,
 #if !BT_STABLE
 /* The steps of a global merge stage whose stride is below the tile: each
  * tile is a bitonic half-cleaner input that no longer needs its
- * neighbours. */
+ * neighbours. Work-item t loads columns j * BT_WG + t (neighbouring
+ * work-items at neighbouring elements), which differ in the tile's top
+ * BT_LOG_ITEMS index bits only: those strides run in registers, the rest
+ * in local memory, one round fewer than loading the tile to local memory
+ * first. */
 TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, ulong n, int kind,
                                      int desc) {
   local tile_mem m;
   ulong begin = (ulong)get_group_id(0) * BT_TILE;
-  uint len = (uint)min((ulong)BT_TILE, n - begin);
-  const uint s = BT_LOG_ITEMS + (31 - clz((uint)BT_WG));
-  tile_load(&m, keys, vals, begin, len, BT_TILE, kind, desc, 0);
+  uint len = (uint)min((ulong)BT_TILE, n - begin), t = get_local_id(0);
+  const uint lr = 31 - clz((uint)BT_WG);
+  const KEY_T pad = bits_to_key(KEY_MAX, kind, desc);
+  KEY_T K[BT_ITEMS];
+  VALUE_T V[BT_ITEMS];
+  /* Loads first, conversions after (see slot_load). */
+  BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
+    uint c = j * BT_WG + t;
+    K[j] = c < len ? keys[begin + c] : pad;
+    IF_VALUES(if (c < len) V[j] = vals[begin + c]);
+  }
+  REGS_TO_BITS(K, BT_ITEMS, kind, desc);
+  ROUND_STEPS(K, V, K, 0u, BT_LOG_ITEMS, 1u, 0);
+  BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
+    m.k[PAD(j * BT_WG + t)] = K[j];
+    IF_VALUES(m.v[PAD(j * BT_WG + t)] = V[j]);
+  }
   BT_BARRIER();
-  TILE_ROUNDS(&m, BT_TILE, stage_first_round(s, 0), s);
+  /* Bits [0, lr): none when one work-item holds the tile (the first round
+   * is then past the last). */
+  TILE_ROUNDS(&m, BT_TILE, stage_first_round(max(lr, 1u), 0), lr);
   tile_store(&m, keys, vals, begin, len, kind, desc);
 }
 
@@ -467,9 +491,6 @@ TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, u
  * lanes no global step compares across (3 steps in 32 keys). Both stay
  * coalesced: neighbouring work-items take neighbouring slots at the
  * smallest fused stride, which is a tile or more. */
-/* Registers K[0 .. count) from keys as they lie in memory to bits. */
-#define REGS_TO_BITS(K, count, kind, desc) \
-  BT_UNROLL for (uint i_ = 0; i_ < (count); i_++) K[i_] = key_to_bits(K[i_], kind, desc)
 #if BT_GL == 1
 /* Element vi into registers K[at] as it lies in memory, `pad` past n (the
  * key whose bits are KEY_MAX); the caller converts every slot to bits once
