@@ -28,8 +28,13 @@
  * scalar registers (32 u32 keys hold 5 steps; 16-byte vectors held only 3
  * in as many registers), then its last g <= BT_WIDE global strides and all
  * those below the tile in one wide tile merge (bitonic_merge_wide), which
- * holds 2^g tiles in registers and runs each through local memory in turn.
- * At 2^24 u32 keys with tile 8192 that is 25 launches, not 38.
+ * holds 2^g tiles in registers and runs each through local memory in turn
+ * (g = 0: bitonic_merge_tiles, one tile). Both load columns j * BT_WG + t,
+ * so a work-item's elements differ in the tile's top BT_LOG_ITEMS bits and
+ * those strides too run in registers before local memory takes the rest.
+ * At 2^24 u32 keys with tile 8192 that is 25 launches, not 38. Loads and
+ * stores stay coalesced: neighbouring work-items take neighbouring
+ * elements in every launch.
  *
  * Needs common.cl and keys.cl before it, and
  *   HAS_VALUES, VALUE_T  a payload moved with each key (uint or ulong)
