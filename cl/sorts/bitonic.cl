@@ -586,9 +586,8 @@ inline void slot_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *
  * when `flip`. Work-item w takes cosets w, w + threads, ... (2^(LOG-r) of
  * them), so neighbouring work-items touch neighbouring slots. `cosets`
  * counts those that hold any element below n. */
-#define GLOBAL_ROUND(r)                                                                   \
-  inline void global_round##r(global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo,   \
-                              int flip, ulong cosets, ulong threads, int kind, int desc) {  \
+#define GLOBAL_ROUND_BODY(r)                                                              \
+  {                                                                                       \
     const uint slots = 1u << (r), per = 1u << (BT_LOG_GLOBAL - (r));                      \
     KEY_T K[BT_GL << BT_LOG_GLOBAL];                                                      \
     VALUE_T V[BT_GL << BT_LOG_GLOBAL];                                                    \
@@ -622,6 +621,17 @@ inline void slot_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *
       }                                                                                   \
     }                                                                                     \
   }
+#define GLOBAL_ROUND_ARGS                                                          \
+  global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo, int flip, ulong cosets,  \
+      ulong threads, int kind, int desc
+#if IS_CPU
+/* CPUs index registers at run time anyway: one copy for every r (as
+ * tile_round), which PoCL builds in a fraction of the time. */
+inline void global_round(GLOBAL_ROUND_ARGS, uint r) GLOBAL_ROUND_BODY(r)
+#else
+/* GPUs keep registers in registers only when every index is a constant:
+ * one copy per r, chosen by a switch. */
+#define GLOBAL_ROUND(r) inline void global_round##r(GLOBAL_ROUND_ARGS) GLOBAL_ROUND_BODY(r)
 GLOBAL_ROUND(1)
 #if BT_LOG_GLOBAL >= 2
 GLOBAL_ROUND(2)
@@ -638,6 +648,7 @@ GLOBAL_ROUND(5)
 #if BT_LOG_GLOBAL >= 6
 GLOBAL_ROUND(6)
 #endif
+#endif
 
 /* The case of the switch below for r steps. */
 #define GLOBAL_CASE(r)                                                          \
@@ -649,6 +660,9 @@ GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulon
                                   uint r, int flip, ulong cosets, ulong threads, int kind,
                                   int desc) {
   if (get_global_id(0) >= threads) return;
+#if IS_CPU
+  global_round(keys, vals, n, lo, flip, cosets, threads, kind, desc, r);
+#else
   switch (r) {
 #if BT_LOG_GLOBAL >= 6
     GLOBAL_CASE(6)
@@ -667,6 +681,7 @@ GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulon
 #endif
     default: global_round1(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
   }
+#endif
 }
 
 #if BT_WIDE > 0
@@ -721,6 +736,11 @@ TILE_KERNEL void bitonic_merge_wide(global KEY_T *keys, global VALUE_T *vals, ul
   }
 #undef WIDE_LOAD
   REGS_TO_BITS(WK, BT_ITEMS << BT_WIDE, kind, desc);
+#if IS_CPU
+  /* CPUs index registers at run time anyway: one copy for every g (as
+   * tile_round), which halves this kernel's build on PoCL. */
+  for (uint j = 0; j < BT_ITEMS; j++) ROUND_STEPS(WK, WV, WK, j << BT_WIDE, g, 1u, flip);
+#else
   switch (g) {
 #if BT_WIDE >= 3
     case 3:
@@ -736,6 +756,7 @@ TILE_KERNEL void bitonic_merge_wide(global KEY_T *keys, global VALUE_T *vals, ul
       BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) ROUND_STEPS(WK, WV, WK, j << BT_WIDE, 1, 1u, flip);
       break;
   }
+#endif
   /* The mirrored tiles' columns back in order of j (work-item t then
    * holds column j * BT_WG + BT_WG - 1 - t of them), then the strides
    * 2^(lt-1) .. 2^(lt-BT_LOG_ITEMS) of every tile at once: the tiles side
