@@ -51,13 +51,32 @@
  *                        then takes the strides below the tile alone)
  *   BT_STABLE            1: the tile kernels break ties on the position in
  *                        the tile, so equal keys keep their order (the merge
- *                        sort's runs); the global kernels are left out
+ *                        sort's runs); no merge kernels
+ *   BT_MERGE_KERNELS     1: the program of the merge launches
+ *                        (bitonic_merge_tiles, bitonic_global,
+ *                        bitonic_merge_wide), which alone need the
+ *                        BT_*GLOBAL* and BT_WIDE macros; 0 (default): the
+ *                        program of the tile kernels (bitonic_sort_tiles,
+ *                        bitonic_sort_segments) that every comparison sort
+ *                        uses, built without the merge launches' code
  */
-#if !defined(BT_WG) || !defined(BT_LOG_ITEMS) || !defined(BT_LOG_GLOBAL) || !defined(BT_GLOBAL_WG)
-#error "bitonic.cl needs BT_WG, BT_LOG_ITEMS, BT_LOG_GLOBAL and BT_GLOBAL_WG"
+#ifndef BT_MERGE_KERNELS
+#define BT_MERGE_KERNELS 0
 #endif
-#if BT_LOG_ITEMS < 1 || BT_LOG_ITEMS > 4 || BT_LOG_GLOBAL < 1 || BT_LOG_GLOBAL > 6
-#error "bitonic.cl handles 1 to 4 steps per tile round and 1 to 6 per global launch"
+#if !defined(BT_WG) || !defined(BT_LOG_ITEMS)
+#error "bitonic.cl needs BT_WG and BT_LOG_ITEMS"
+#endif
+#if BT_MERGE_KERNELS && (!defined(BT_LOG_GLOBAL) || !defined(BT_GLOBAL_WG))
+#error "bitonic.cl's merge kernels need BT_LOG_GLOBAL and BT_GLOBAL_WG"
+#endif
+#if BT_LOG_ITEMS < 1 || BT_LOG_ITEMS > 4
+#error "bitonic.cl handles 1 to 4 steps per tile round"
+#endif
+#if BT_MERGE_KERNELS && (BT_LOG_GLOBAL < 1 || BT_LOG_GLOBAL > 6)
+#error "bitonic.cl handles 1 to 6 steps per global launch"
+#endif
+#if BT_MERGE_KERNELS && BT_STABLE
+#error "bitonic.cl has no stable merge kernels"
 #endif
 #ifndef BT_WIDE
 #define BT_WIDE 0
@@ -421,6 +440,7 @@ inline uint sort_size(uint len) {
 }
 
 /* ------------------------------------------------------------ tile kernels */
+#if !BT_MERGE_KERNELS
 /* Sorts every tile of BT_TILE elements from *_in into *_out (may be the
  * same buffers): all stages of blocks up to a tile, in one launch. */
 TILE_KERNEL void bitonic_sort_tiles(const global KEY_T *keys_in, global KEY_T *keys_out,
@@ -451,8 +471,9 @@ TILE_KERNEL void bitonic_sort_segments(global KEY_T *keys, global VALUE_T *vals,
   TILE_SORT(&m, size);
   tile_store(&m, keys, vals, begin, len, kind, desc);
 }
+#endif /* !BT_MERGE_KERNELS */
 
-#if !BT_STABLE
+#if BT_MERGE_KERNELS
 /* The steps of a global merge stage whose stride is below the tile: each
  * tile is a bitonic half-cleaner input that no longer needs its
  * neighbours. Work-item t loads columns j * BT_WG + t (neighbouring
@@ -803,4 +824,4 @@ TILE_KERNEL void bitonic_merge_wide(global KEY_T *keys, global VALUE_T *vals, ul
   }
 }
 #endif /* BT_WIDE > 0 */
-#endif /* !BT_STABLE */
+#endif /* BT_MERGE_KERNELS */

@@ -105,12 +105,20 @@ clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job
   size_t key_size = clsort_type_size(job->type);
   clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size, job->stable);
   char options[352];
-  snprintf(options, sizeof options,
-           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DBT_WG=%u -DBT_LOG_ITEMS=%u "
-           "-DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u -DBT_GLOBAL_LANES=%u -DBT_WIDE=%u -DBT_STABLE=%d",
-           key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", s.wg, s.log_items, s.log_global, s.global_wg,
-           s.global_lanes, s.wide, job->stable ? 1 : 0);
+  int len = snprintf(options, sizeof options,
+                     "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DBT_WG=%u "
+                     "-DBT_LOG_ITEMS=%u -DBT_STABLE=%d",
+                     key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
+                     job->value_size == 8 ? "ulong" : "uint", s.wg, s.log_items,
+                     job->stable ? 1 : 0);
+  /* The merge launches build as a program of their own: the tile kernels,
+   * which every comparison sort uses, stay small (the wide merge alone
+   * takes PoCL seconds to build) and the same whatever CLSORT_BITONIC says. */
+  if (which == BITONIC_MERGE_TILES || which == BITONIC_GLOBAL || which == BITONIC_MERGE_WIDE)
+    snprintf(options + len, sizeof options - (size_t)len,
+             " -DBT_MERGE_KERNELS=1 -DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u -DBT_GLOBAL_LANES=%u "
+             "-DBT_WIDE=%u",
+             s.log_global, s.global_wg, s.global_lanes, s.wide);
   return clsort__get_kernel(ctx, &bitonic_spec, options, kernel_names[which], out);
 }
 
