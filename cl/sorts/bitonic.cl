@@ -21,22 +21,68 @@
  * load and back on every store, so no launch needs to know whether it is
  * the first or the last.
  *
+ * Every launch past the first reads and writes all the data once, so the
+ * launches per merge stage set the time (2^24 u32 keys move 128 MB per
+ * launch). A stage of 2^s elements (s above the tile's log L) runs its
+ * strides s-1 .. L+g as global launches of BT_LOG_GLOBAL steps each in
+ * scalar registers (32 u32 keys hold 5 steps; 16-byte vectors held only 3
+ * in as many registers), then its last g <= BT_WIDE global strides and all
+ * those below the tile in one wide tile merge (bitonic_merge_wide), which
+ * holds 2^g tiles in registers and runs each through local memory in turn
+ * (g = 0: bitonic_merge_tiles, one tile). Both load columns j * BT_WG + t,
+ * so a work-item's elements differ in the tile's top BT_LOG_ITEMS bits and
+ * those strides too run in registers before local memory takes the rest.
+ * At 2^24 u32 keys with tile 8192 that is 25 launches, not 38. Loads and
+ * stores stay coalesced: neighbouring work-items take neighbouring
+ * elements in every launch.
+ *
  * Needs common.cl and keys.cl before it, and
  *   HAS_VALUES, VALUE_T  a payload moved with each key (uint or ulong)
  *   BT_WG                work-items of the tile kernels
  *   BT_LOG_ITEMS         log2 of elements per work-item in the tile kernels
- *   BT_LOG_GLOBAL        log2 of vectors per work-item of a global launch,
- *                        i.e. how many global steps one launch fuses
+ *   BT_LOG_GLOBAL        log2 of register slots per work-item of a global
+ *                        launch, i.e. how many global steps one launch
+ *                        fuses (1 to 6)
+ *   BT_GLOBAL_LANES      elements per slot: 1 (default) or BT_V (16-byte
+ *                        vectors)
  *   BT_GLOBAL_WG         work-items per group of the global launches
+ *   BT_WIDE              0 to 3: the most global steps that the wide tile
+ *                        merge takes (0: no such kernel; bitonic_merge_tiles
+ *                        then takes the strides below the tile alone)
  *   BT_STABLE            1: the tile kernels break ties on the position in
  *                        the tile, so equal keys keep their order (the merge
- *                        sort's runs); the global kernels are left out
+ *                        sort's runs); no merge kernels
+ *   BT_MERGE_KERNELS     1: the program of the merge launches
+ *                        (bitonic_merge_tiles, bitonic_global,
+ *                        bitonic_merge_wide), which alone need the
+ *                        BT_*GLOBAL* and BT_WIDE macros; 0 (default): the
+ *                        program of the tile kernels (bitonic_sort_tiles,
+ *                        bitonic_sort_segments) that every comparison sort
+ *                        uses, built without the merge launches' code
  */
-#if !defined(BT_WG) || !defined(BT_LOG_ITEMS) || !defined(BT_LOG_GLOBAL) || !defined(BT_GLOBAL_WG)
-#error "bitonic.cl needs BT_WG, BT_LOG_ITEMS, BT_LOG_GLOBAL and BT_GLOBAL_WG"
+#ifndef BT_MERGE_KERNELS
+#define BT_MERGE_KERNELS 0
 #endif
-#if BT_LOG_ITEMS < 1 || BT_LOG_ITEMS > 4 || BT_LOG_GLOBAL < 1 || BT_LOG_GLOBAL > 4
-#error "bitonic.cl handles 1 to 4 fused steps"
+#if !defined(BT_WG) || !defined(BT_LOG_ITEMS)
+#error "bitonic.cl needs BT_WG and BT_LOG_ITEMS"
+#endif
+#if BT_MERGE_KERNELS && (!defined(BT_LOG_GLOBAL) || !defined(BT_GLOBAL_WG))
+#error "bitonic.cl's merge kernels need BT_LOG_GLOBAL and BT_GLOBAL_WG"
+#endif
+#if BT_LOG_ITEMS < 1 || BT_LOG_ITEMS > 4
+#error "bitonic.cl handles 1 to 4 steps per tile round"
+#endif
+#if BT_MERGE_KERNELS && (BT_LOG_GLOBAL < 1 || BT_LOG_GLOBAL > 6)
+#error "bitonic.cl handles 1 to 6 steps per global launch"
+#endif
+#if BT_MERGE_KERNELS && BT_STABLE
+#error "bitonic.cl has no stable merge kernels"
+#endif
+#ifndef BT_WIDE
+#define BT_WIDE 0
+#endif
+#if BT_WIDE < 0 || BT_WIDE > 3
+#error "bitonic.cl handles 0 to 3 global steps in the wide tile merge"
 #endif
 
 #ifndef BT_STABLE
@@ -60,6 +106,13 @@
 #else
 #define BT_V 2
 #endif
+#ifndef BT_GLOBAL_LANES
+#define BT_GLOBAL_LANES 1
+#endif
+#if BT_GLOBAL_LANES != 1 && BT_GLOBAL_LANES != BT_V
+#error "BT_GLOBAL_LANES is 1 or a 16-byte vector's lanes"
+#endif
+#define BT_GL BT_GLOBAL_LANES
 #define KEY_V CAT(KEY_T, BT_V)
 #define VALUE_V CAT(VALUE_T, BT_V)
 /* Between a vector and a register array of its lanes:
@@ -138,6 +191,10 @@
           BT_UNROLL for (uint l_ = 0; l_ < (lanes); l_++)                      \
             CMPX(K, V, I, (base) + x_ * (lanes) + l_, (base) + (x_ | p_) * (lanes) + l_); \
   } while (0)
+
+/* Registers K[0 .. count) from keys as they lie in memory to bits. */
+#define REGS_TO_BITS(K, count, kind, desc) \
+  BT_UNROLL for (uint i_ = 0; i_ < (count); i_++) K[i_] = key_to_bits(K[i_], kind, desc)
 
 /* The coset representative of number c for a round at bits [lo, lo + r):
  * c with r zero bits inserted at lo. */
@@ -383,6 +440,7 @@ inline uint sort_size(uint len) {
 }
 
 /* ------------------------------------------------------------ tile kernels */
+#if !BT_MERGE_KERNELS
 /* Sorts every tile of BT_TILE elements from *_in into *_out (may be the
  * same buffers): all stages of blocks up to a tile, in one launch. */
 TILE_KERNEL void bitonic_sort_tiles(const global KEY_T *keys_in, global KEY_T *keys_out,
@@ -413,29 +471,80 @@ TILE_KERNEL void bitonic_sort_segments(global KEY_T *keys, global VALUE_T *vals,
   TILE_SORT(&m, size);
   tile_store(&m, keys, vals, begin, len, kind, desc);
 }
+#endif /* !BT_MERGE_KERNELS */
 
-#if !BT_STABLE
+#if BT_MERGE_KERNELS
 /* The steps of a global merge stage whose stride is below the tile: each
  * tile is a bitonic half-cleaner input that no longer needs its
- * neighbours. */
+ * neighbours. Work-item t loads columns j * BT_WG + t (neighbouring
+ * work-items at neighbouring elements), which differ in the tile's top
+ * BT_LOG_ITEMS index bits only: those strides run in registers, the rest
+ * in local memory, one round fewer than loading the tile to local memory
+ * first. */
 TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, ulong n, int kind,
                                      int desc) {
   local tile_mem m;
   ulong begin = (ulong)get_group_id(0) * BT_TILE;
-  uint len = (uint)min((ulong)BT_TILE, n - begin);
-  const uint s = BT_LOG_ITEMS + (31 - clz((uint)BT_WG));
-  tile_load(&m, keys, vals, begin, len, BT_TILE, kind, desc, 0);
+  uint len = (uint)min((ulong)BT_TILE, n - begin), t = get_local_id(0);
+  const uint lr = 31 - clz((uint)BT_WG);
+  const KEY_T pad = bits_to_key(KEY_MAX, kind, desc);
+  KEY_T K[BT_ITEMS];
+  VALUE_T V[BT_ITEMS];
+  /* Loads first, conversions after (see slot_load). */
+  BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
+    uint c = j * BT_WG + t;
+    K[j] = c < len ? keys[begin + c] : pad;
+    IF_VALUES(if (c < len) V[j] = vals[begin + c]);
+  }
+  REGS_TO_BITS(K, BT_ITEMS, kind, desc);
+  ROUND_STEPS(K, V, K, 0u, BT_LOG_ITEMS, 1u, 0);
+  BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
+    m.k[PAD(j * BT_WG + t)] = K[j];
+    IF_VALUES(m.v[PAD(j * BT_WG + t)] = V[j]);
+  }
   BT_BARRIER();
-  TILE_ROUNDS(&m, BT_TILE, stage_first_round(s, 0), s);
+  /* Bits [0, lr): none when one work-item holds the tile (the first round
+   * is then past the last). */
+  TILE_ROUNDS(&m, BT_TILE, stage_first_round(max(lr, 1u), 0), lr);
   tile_store(&m, keys, vals, begin, len, kind, desc);
 }
 
 /* ---------------------------------------------------------- global steps */
+/* One register slot of the global launches: BT_GL elements that take the
+ * same comparisons side by side. Scalar slots (BT_GL = 1) spend every
+ * register on an element whose index bits the fused steps touch, so 32
+ * u32 keys hold 5 steps; 16-byte vectors (BT_GL = BT_V) spend them on
+ * lanes no global step compares across (3 steps in 32 keys). Both stay
+ * coalesced: neighbouring work-items take neighbouring slots at the
+ * smallest fused stride, which is a tile or more. */
+#if BT_GL == 1
+/* Element vi into registers K[at] as it lies in memory, `pad` past n (the
+ * key whose bits are KEY_MAX); the caller converts every slot to bits once
+ * all loads are out (SLOTS_TO_BITS): a conversion next to its load would
+ * wait for it before the next load issues. `rev` is unused. */
+inline void slot_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
+                      const global VALUE_T *vals, ulong vi, ulong n, KEY_T pad) {
+  K[at] = vi < n ? keys[vi] : pad;
+  IF_VALUES(if (vi < n) V[at] = vals[vi]);
+}
+#define SLOT_LOAD(K, V, at, keys, vals, vi, n, rev, kind, desc, pad) \
+  slot_load(K, V, at, keys, vals, vi, n, pad)
+#define SLOTS_TO_BITS REGS_TO_BITS
+
+inline void slot_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *keys,
+                       global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind, int desc) {
+  (void)rev;
+  if (vi < n) {
+    keys[vi] = bits_to_key(K[at], kind, desc);
+    IF_VALUES(vals[vi] = V[at]);
+  }
+}
+#else
 /* Vector vi of the global arrays into registers K[at .. at + BT_V), lanes
  * reversed when `rev`; lanes past n hold KEY_MAX. */
-inline void vector_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
-                        const global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind,
-                        int desc) {
+inline void slot_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
+                      const global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind,
+                      int desc) {
   ulong e = vi * BT_V;
   KEY_T kk[BT_V];
   VALUE_T vv[BT_V];
@@ -462,8 +571,12 @@ inline void vector_load(KEY_T *K, VALUE_T *V, uint at, const global KEY_T *keys,
   }
 }
 
-inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *keys,
-                         global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind, int desc) {
+#define SLOT_LOAD(K, V, at, keys, vals, vi, n, rev, kind, desc, pad) \
+  slot_load(K, V, at, keys, vals, vi, n, rev, kind, desc)
+#define SLOTS_TO_BITS(K, count, kind, desc)
+
+inline void slot_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T *keys,
+                       global VALUE_T *vals, ulong vi, ulong n, bool rev, int kind, int desc) {
   ulong e = vi * BT_V;
   KEY_T kk[BT_V];
   VALUE_T vv[BT_V];
@@ -487,19 +600,20 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
     }
   }
 }
+#endif
 
-/* r fused global steps at vector-index bits [lo, lo + r) (element strides
- * of a tile and more); the first is the flip of blocks of 2^(lo+r) vectors
+/* r fused global steps at slot-index bits [lo, lo + r) (element strides
+ * of a tile and more); the first is the flip of blocks of 2^(lo+r) slots
  * when `flip`. Work-item w takes cosets w, w + threads, ... (2^(LOG-r) of
- * them), so neighbouring work-items touch neighbouring vectors. `cosets`
+ * them), so neighbouring work-items touch neighbouring slots. `cosets`
  * counts those that hold any element below n. */
-#define GLOBAL_ROUND(r)                                                                   \
-  inline void global_round##r(global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo,   \
-                              int flip, ulong cosets, ulong threads, int kind, int desc) {  \
+#define GLOBAL_ROUND_BODY(r)                                                              \
+  {                                                                                       \
     const uint slots = 1u << (r), per = 1u << (BT_LOG_GLOBAL - (r));                      \
-    KEY_T K[BT_V << BT_LOG_GLOBAL];                                                       \
-    VALUE_T V[BT_V << BT_LOG_GLOBAL];                                                     \
+    KEY_T K[BT_GL << BT_LOG_GLOBAL];                                                      \
+    VALUE_T V[BT_GL << BT_LOG_GLOBAL];                                                    \
     ulong low = ((ulong)1 << lo) - 1u, w = get_global_id(0);                              \
+    const KEY_T pad = bits_to_key(KEY_MAX, kind, desc);                                   \
     /* Every coset's loads first, then the steps, then the stores: a load   \
      * after a store waits for it, so one coset at a time would wait out    \
      * the memory latency per - 1 more times. */                            \
@@ -509,24 +623,36 @@ inline void vector_store(const KEY_T *K, const VALUE_T *V, uint at, global KEY_T
         ulong rep = COSET_REP(c, lo, (r), low);                                           \
         BT_UNROLL for (uint x = 0; x < slots; x++) {                                    \
           bool upper = flip && (x >> ((r) - 1));                                          \
-          vector_load(K, V, (q * slots + x) * BT_V, keys, vals,                           \
-                      (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
+          SLOT_LOAD(K, V, (q * slots + x) * BT_GL, keys, vals,                            \
+                    (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc, pad); \
         }                                                                                 \
       }                                                                                   \
     }                                                                                     \
-    BT_UNROLL for (uint q = 0; q < per; q++) ROUND_STEPS(K, V, K, q * slots * BT_V, (r), BT_V, flip); \
+    SLOTS_TO_BITS(K, BT_GL << BT_LOG_GLOBAL, kind, desc);                                 \
+    BT_UNROLL for (uint q = 0; q < per; q++) ROUND_STEPS(K, V, K, q * slots * BT_GL, (r), BT_GL, flip); \
     BT_UNROLL for (uint q = 0; q < per; q++) {                                          \
       ulong c = w + q * threads;                                                          \
       if (c < cosets) {                                                                   \
         ulong rep = COSET_REP(c, lo, (r), low);                                           \
         BT_UNROLL for (uint x = 0; x < slots; x++) {                                    \
           bool upper = flip && (x >> ((r) - 1));                                          \
-          vector_store(K, V, (q * slots + x) * BT_V, keys, vals,                          \
-                       (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
+          slot_store(K, V, (q * slots + x) * BT_GL, keys, vals,                           \
+                     (upper ? rep ^ low : rep) | ((ulong)x << lo), n, upper, kind, desc); \
         }                                                                                 \
       }                                                                                   \
     }                                                                                     \
   }
+#define GLOBAL_ROUND_ARGS                                                          \
+  global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo, int flip, ulong cosets,  \
+      ulong threads, int kind, int desc
+#if IS_CPU
+/* CPUs index registers at run time anyway: one copy for every r (as
+ * tile_round), which PoCL builds in a fraction of the time. */
+inline void global_round(GLOBAL_ROUND_ARGS, uint r) GLOBAL_ROUND_BODY(r)
+#else
+/* GPUs keep registers in registers only when every index is a constant:
+ * one copy per r, chosen by a switch. */
+#define GLOBAL_ROUND(r) inline void global_round##r(GLOBAL_ROUND_ARGS) GLOBAL_ROUND_BODY(r)
 GLOBAL_ROUND(1)
 #if BT_LOG_GLOBAL >= 2
 GLOBAL_ROUND(2)
@@ -537,22 +663,165 @@ GLOBAL_ROUND(3)
 #if BT_LOG_GLOBAL >= 4
 GLOBAL_ROUND(4)
 #endif
+#if BT_LOG_GLOBAL >= 5
+GLOBAL_ROUND(5)
+#endif
+#if BT_LOG_GLOBAL >= 6
+GLOBAL_ROUND(6)
+#endif
+#endif
+
+/* The case of the switch below for r steps. */
+#define GLOBAL_CASE(r)                                                          \
+  case r:                                                                       \
+    global_round##r(keys, vals, n, lo, flip, cosets, threads, kind, desc);      \
+    break;
 
 GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulong n, uint lo,
                                   uint r, int flip, ulong cosets, ulong threads, int kind,
                                   int desc) {
   if (get_global_id(0) >= threads) return;
+#if IS_CPU
+  global_round(keys, vals, n, lo, flip, cosets, threads, kind, desc, r);
+#else
   switch (r) {
+#if BT_LOG_GLOBAL >= 6
+    GLOBAL_CASE(6)
+#endif
+#if BT_LOG_GLOBAL >= 5
+    GLOBAL_CASE(5)
+#endif
 #if BT_LOG_GLOBAL >= 4
-    case 4: global_round4(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+    GLOBAL_CASE(4)
 #endif
 #if BT_LOG_GLOBAL >= 3
-    case 3: global_round3(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+    GLOBAL_CASE(3)
 #endif
 #if BT_LOG_GLOBAL >= 2
-    case 2: global_round2(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
+    GLOBAL_CASE(2)
 #endif
     default: global_round1(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
   }
+#endif
 }
-#endif /* !BT_STABLE */
+
+#if BT_WIDE > 0
+/* ------------------------------------------------------ wide tile merge */
+/* The last g global steps of a merge stage (1 <= g <= BT_WIDE) and its
+ * strides below the tile, in one launch: one read and one write of the
+ * data where the global launch and bitonic_merge_tiles took two each.
+ * Group b takes the 2^g tiles of block b of 2^(L+g) elements (L: log2 of
+ * the tile). Its work-items hold column j * BT_WG + t of every tile in
+ * registers (so neighbouring work-items load and store neighbouring
+ * elements), run the g steps there (the first the flip of the block when
+ * `flip`: the block is then a whole merge stage), then each tile in turn
+ * goes to local memory for the strides below it, and back to global memory.
+ * Register W[j * 2^BT_WIDE + x] holds column j of tile x; with the flip,
+ * the upper tiles' columns are mirrored (as COSET_REP's cosets are). A
+ * work-item's columns of a tile differ in the tile's top BT_LOG_ITEMS
+ * index bits, so the strides there run in registers too, before the tile
+ * goes to local memory: one round and one barrier fewer per tile. The loop
+ * over the tiles and their rounds is one loop with one barrier at the
+ * kernel's top level and a trip count that only g sets: uniform. */
+TILE_KERNEL void bitonic_merge_wide(global KEY_T *keys, global VALUE_T *vals, ulong n, uint g,
+                                    int flip, int kind, int desc) {
+  local tile_mem m;
+  const uint lt = BT_LOG_ITEMS + (31 - clz((uint)BT_WG));
+  const uint t = get_local_id(0), tiles = 1u << g;
+  const ulong block = (ulong)get_group_id(0) << (lt + g);
+  KEY_T WK[BT_ITEMS << BT_WIDE];
+  VALUE_T WV[BT_ITEMS << BT_WIDE];
+  /* Column c = j * BT_WG + t lies at element straight + x * BT_TILE + j *
+   * BT_WG; mirrored (c ^ (BT_TILE - 1)) at mirror + x * BT_TILE + (BT_ITEMS - 1 - j)
+   * * BT_WG. Constant offsets from two bases, and counts of the elements
+   * from each base below n, keep the 64 loads' addresses out of registers. */
+  const ulong straight = block + t, mirror = block + (BT_WG - 1u - t);
+  const ulong rest_s = straight < n ? n - straight : 0, rest_m = mirror < n ? n - mirror : 0;
+  /* Loads first, conversions after (as in the global launches). */
+  const KEY_T pad = bits_to_key(KEY_MAX, kind, desc);
+#define WIDE_LOAD(j, x, mirrored)                                                     \
+  do {                                                                                \
+    uint off_ = (x) * BT_TILE + ((mirrored) ? BT_ITEMS - 1u - (j) : (j)) * BT_WG;     \
+    ulong e_ = ((mirrored) ? mirror : straight) + off_;                              \
+    uint w_ = ((j) << BT_WIDE) + (x);                                                 \
+    bool in_ = (x) < tiles && off_ < ((mirrored) ? rest_m : rest_s);                 \
+    WK[w_] = in_ ? keys[e_] : pad;                                                    \
+    IF_VALUES(if (in_) WV[w_] = vals[e_]);                                            \
+  } while (0)
+  if (flip) {
+    BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++)
+      BT_UNROLL for (uint x = 0; x < (1u << BT_WIDE); x++) WIDE_LOAD(j, x, x >> (g - 1u));
+  } else {
+    BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++)
+      BT_UNROLL for (uint x = 0; x < (1u << BT_WIDE); x++) WIDE_LOAD(j, x, false);
+  }
+#undef WIDE_LOAD
+  REGS_TO_BITS(WK, BT_ITEMS << BT_WIDE, kind, desc);
+#if IS_CPU
+  /* CPUs index registers at run time anyway: one copy for every g (as
+   * tile_round), which halves this kernel's build on PoCL. */
+  for (uint j = 0; j < BT_ITEMS; j++) ROUND_STEPS(WK, WV, WK, j << BT_WIDE, g, 1u, flip);
+#else
+  switch (g) {
+#if BT_WIDE >= 3
+    case 3:
+      BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) ROUND_STEPS(WK, WV, WK, j << BT_WIDE, 3, 1u, flip);
+      break;
+#endif
+#if BT_WIDE >= 2
+    case 2:
+      BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) ROUND_STEPS(WK, WV, WK, j << BT_WIDE, 2, 1u, flip);
+      break;
+#endif
+    default:
+      BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) ROUND_STEPS(WK, WV, WK, j << BT_WIDE, 1, 1u, flip);
+      break;
+  }
+#endif
+  /* The mirrored tiles' columns back in order of j (work-item t then
+   * holds column j * BT_WG + BT_WG - 1 - t of them), then the strides
+   * 2^(lt-1) .. 2^(lt-BT_LOG_ITEMS) of every tile at once: the tiles side
+   * by side as lanes. */
+  if (flip) {
+    BT_UNROLL for (uint x = 0; x < (1u << BT_WIDE); x++) {
+      bool mirrored = x >> (g - 1u);
+      BT_UNROLL for (uint j = 0; j < BT_ITEMS / 2; j++) {
+        uint a = (j << BT_WIDE) + x, b = ((BT_ITEMS - 1u - j) << BT_WIDE) + x;
+        MOVE(KEY_T, WK, a, b, mirrored);
+        IF_VALUES(MOVE(VALUE_T, WV, a, b, mirrored));
+      }
+    }
+  }
+  ROUND_STEPS(WK, WV, WK, 0u, BT_LOG_ITEMS, 1u << BT_WIDE, 0);
+  /* Per tile: phase 0 writes it to local memory, phases 1 .. rounds run
+   * the rounds of the strides below 2^(lt-BT_LOG_ITEMS) (as
+   * bitonic_merge_tiles does; none when a work-item holds the whole tile),
+   * the last stores it. */
+  const uint lr = lt - BT_LOG_ITEMS, r0 = lr % BT_LOG_ITEMS ? lr % BT_LOG_ITEMS : BT_LOG_ITEMS;
+  const uint rounds = lr ? (lr - r0) / BT_LOG_ITEMS + 1u : 0u, phases = rounds + 2u;
+  for (uint it = 0; it < tiles * phases; it++) {
+    uint x = it / phases, ph = it % phases;
+    if (ph == 0) {
+      BT_UNROLL for (uint xx = 0; xx < (1u << BT_WIDE); xx++) {
+        if (xx == x) {
+          bool upper = flip && (xx >> (g - 1u));
+          BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
+            uint a = PAD(j * BT_WG + (upper ? BT_WG - 1u - t : t));
+            m.k[a] = WK[(j << BT_WIDE) + xx];
+            IF_VALUES(m.v[a] = WV[(j << BT_WIDE) + xx]);
+          }
+        }
+      }
+    } else if (ph <= rounds) {
+      uint i = ph - 1u;
+      tile_round(&m, BT_TILE, lr - r0 - i * BT_LOG_ITEMS, i ? BT_LOG_ITEMS : r0, 0);
+    } else {
+      ulong begin = block + ((ulong)x << lt);
+      uint len = begin < n ? (uint)min((ulong)BT_TILE, n - begin) : 0u;
+      tile_store(&m, keys, vals, begin, len, kind, desc);
+    }
+    BT_BARRIER();
+  }
+}
+#endif /* BT_WIDE > 0 */
+#endif /* BT_MERGE_KERNELS */

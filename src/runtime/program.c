@@ -339,6 +339,14 @@ clsort_status clsort__get_kernel(clsort_context *ctx, const clsort__program_spec
   return CLSORT_SUCCESS;
 }
 
+size_t clsort__kernel_wg_limit(const clsort_context *ctx, cl_kernel kernel) {
+  size_t wg = 0;
+  if (clGetKernelWorkGroupInfo(kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
+                               NULL) != CL_SUCCESS)
+    return 0;
+  return wg;
+}
+
 void clsort__programs_release(clsort_context *ctx) {
   clsort__program *p = ctx->programs;
   while (p) {

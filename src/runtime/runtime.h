@@ -437,6 +437,10 @@ extern const size_t clsort__kernel_file_count;
  * with `options` (a string of -D flags), building and caching as needed. */
 clsort_status clsort__get_kernel(clsort_context *ctx, const clsort__program_spec *spec,
                                  const char *options, const char *kernel_name, cl_kernel *out);
+/* The most work-items a group of `kernel` may have on the context's device
+ * (CL_KERNEL_WORK_GROUP_SIZE: its registers and local memory decide); 0
+ * when the driver does not say. */
+size_t clsort__kernel_wg_limit(const clsort_context *ctx, cl_kernel kernel);
 /* Releases the context's programs and its build log. */
 void clsort__programs_release(clsort_context *ctx);
 /* Reads one cl/ file from CLSORT_KERNEL_DIR or the embedded copy into

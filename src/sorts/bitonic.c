@@ -1,8 +1,14 @@
 /* bitonic.c: the bitonic sort for any n. One launch sorts every tile in
  * local memory; each later merge stage runs its strides of a tile and more
- * as global launches that fuse several steps in registers, and its
- * strides below a tile as one local-memory launch. 2^24 u32 keys take 38
- * launches on an H100 (tile 8192, 3 steps fused), not 300. */
+ * as global launches that fuse several steps in scalar registers, then its
+ * last few global strides and all those below a tile in one wide tile
+ * merge (2^g tiles in registers, each in turn through local memory). Every
+ * launch reads and writes all the data, so launches set the time: 2^24
+ * u32 keys take 25 launches (3.2 GB moved; tile 8192, 5 steps fused, 2 in
+ * the wide merge) where 16-byte vector slots (3 steps) and a separate
+ * local launch per stage took 38 (4.9 GB, 2.42 ms on an H100), and 300 at
+ * one step per launch. CLSORT_BITONIC (below) selects the earlier shape
+ * and others, so that bench/ can compare them on one device. */
 #include "sorts/sorts.h"
 
 #include <stdio.h>
@@ -13,7 +19,8 @@ static const char *const bitonic_files[] = {"common/common.cl", "sorts/keys.cl",
 static const clsort__program_spec bitonic_spec = {"bitonic", bitonic_files};
 
 static const char *const kernel_names[] = {"bitonic_sort_tiles", "bitonic_merge_tiles",
-                                           "bitonic_global", "bitonic_sort_segments"};
+                                           "bitonic_global", "bitonic_sort_segments",
+                                           "bitonic_merge_wide"};
 
 static unsigned log2_exact(size_t x) {
   unsigned r = 0;
@@ -52,23 +59,43 @@ clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_
   while (s.wg > ctx->max_wg_size && s.wg > 1) s.wg /= 2;
   s.tile = (size_t)s.wg << s.log_items;
   /* Steps fused per global launch: each work-item holds 2^log_global
-   * vectors of 16 bytes of keys and their values. Measured on an H200
-   * (2^24 u32, CLSORT_BITONIC sweep): keys 2.09 ms at 3 steps and 128
-   * work-items, 2.69 ms at 4 (238 registers, one group per SM); pairs
-   * 4.42 ms at 4, 4.92 at 3. */
-  size_t vector_bytes = 16 + 16 / key_size * value_size;
-  s.log_global = vector_bytes > 16 && vector_bytes <= 32 ? 4 : 3;
+   * elements (scalar slots, global_lanes 1) of 128 bytes of keys alone or
+   * 256 with values: 5 steps for u32 keys, 4 for u64 keys or u32 pairs.
+   * Measured on an H200 with 16-byte vector slots (2^24 u32, CLSORT_BITONIC
+   * sweep): keys 2.09 ms at 3 steps (32 keys) and 128 work-items, 2.69 ms
+   * at 4 (64 keys, 238 registers, one group per SM); pairs 4.42 ms at 4,
+   * 4.92 at 3. Scalar slots fuse 5 steps in the registers that vectors
+   * spent on 3. */
+  size_t pair = key_size + value_size, budget = value_size ? 256 : 128;
+  s.log_global = 1;
+  while (s.log_global < 6 && pair << (s.log_global + 1) <= budget) s.log_global++;
+  s.global_lanes = 1;
   s.global_wg = ctx->is_cpu ? 64 : 128;
-  /* CLSORT_BITONIC=FUSED[:GLOBAL_WG] overrides the global launches' shape;
-   * bench/ uses it to measure alternatives. */
-  unsigned f[2] = {0, 0};
+  /* The wide tile merge holds 2^wide elements of each of a tile
+   * work-item's 16 columns: 256 bytes of keys and values (2 steps for u32
+   * keys, 1 for 8-byte elements, none above). ptxas for sm_90 gives it 155
+   * registers for u32 keys, 128 with 16 bytes spilled when capped for
+   * 512 work-items (scripts/check-nvptx). */
+  s.wide = 0;
+  while (s.wide < 3 && pair << (s.wide + 1) <= 16) s.wide++;
+  /* CLSORT_BITONIC=FUSED[:GLOBAL_WG[:VECTOR[:WIDE]]] overrides the global
+   * launches' shape (VECTOR 1: 16-byte vector slots, the earlier shape, at
+   * most 4 steps) and the wide merge's steps (0 to 3; 0: none); bench/ uses
+   * it to measure alternatives. A shape is one unit: a field out of range
+   * keeps the whole default. */
+  unsigned f[4] = {0, 0, 0, 0};
   static const char *const name = "CLSORT_BITONIC";
-  unsigned got = clsort__env_fields(name, f, 2);
-  if (got >= 1 && clsort__env_field_ok(name, "FUSED", f[0], 1, 4, ENV_ANY)) {
+  unsigned got = clsort__env_fields(name, f, 4);
+  bool vector = got >= 3 && f[2] == 1;
+  if (got >= 1 && clsort__env_field_ok(name, "FUSED", f[0], 1, vector ? 4 : 6, ENV_ANY) &&
+      (got < 2 ||
+       clsort__env_field_ok(name, "GLOBAL_WG", f[1], 1, (unsigned)ctx->max_wg_size, ENV_POW2)) &&
+      (got < 3 || clsort__env_field_ok(name, "VECTOR", f[2], 0, 1, ENV_ANY)) &&
+      (got < 4 || clsort__env_field_ok(name, "WIDE", f[3], 0, 3, ENV_ANY))) {
     s.log_global = f[0];
-    if (got >= 2 &&
-        clsort__env_field_ok(name, "GLOBAL_WG", f[1], 1, (unsigned)ctx->max_wg_size, ENV_POW2))
-      s.global_wg = f[1];
+    if (got >= 2) s.global_wg = f[1];
+    if (vector) s.global_lanes = (unsigned)(16 / key_size);
+    if (got >= 4) s.wide = f[3];
   }
   return s;
 }
@@ -77,22 +104,31 @@ clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job
                                      clsort__bitonic_kernel_id which, cl_kernel *out) {
   size_t key_size = clsort_type_size(job->type);
   clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size, job->stable);
-  char options[288];
-  snprintf(options, sizeof options,
-           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DBT_WG=%u -DBT_LOG_ITEMS=%u "
-           "-DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u -DBT_STABLE=%d",
-           key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", s.wg, s.log_items, s.log_global, s.global_wg, job->stable ? 1 : 0);
+  char options[352];
+  int len = snprintf(options, sizeof options,
+                     "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DBT_WG=%u "
+                     "-DBT_LOG_ITEMS=%u -DBT_STABLE=%d",
+                     key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
+                     job->value_size == 8 ? "ulong" : "uint", s.wg, s.log_items,
+                     job->stable ? 1 : 0);
+  /* The merge launches build as a program of their own: the tile kernels,
+   * which every comparison sort uses, stay small (the wide merge alone
+   * takes PoCL seconds to build) and the same whatever CLSORT_BITONIC says. */
+  if (which == BITONIC_MERGE_TILES || which == BITONIC_GLOBAL || which == BITONIC_MERGE_WIDE)
+    snprintf(options + len, sizeof options - (size_t)len,
+             " -DBT_MERGE_KERNELS=1 -DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u -DBT_GLOBAL_LANES=%u "
+             "-DBT_WIDE=%u",
+             s.log_global, s.global_wg, s.global_lanes, s.wide);
   return clsort__get_kernel(ctx, &bitonic_spec, options, kernel_names[which], out);
 }
 
 /* One global launch: r steps at element bits [lo, lo + r), the first a
- * flip when `flip`. Only cosets holding an element below n get a
+ * flip when `flip`. Only cosets of slots holding an element below n get a
  * work-item. */
 static clsort_status launch_global(clsort_context *ctx, cl_kernel k, const clsort__bitonic_shape *s,
                                    const clsort__sort_job *job, cl_mem keys, cl_mem vals,
                                    unsigned lo, unsigned r, bool flip) {
-  size_t v = 16 / clsort_type_size(job->type);
+  size_t v = s->global_lanes;
   cl_ulong n = job->n, nv = (n + v - 1) / v;
   cl_uint lo_v = lo - log2_exact(v), rr = r;
   unsigned top = lo_v + r;
@@ -110,10 +146,20 @@ clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *
   if (n == 0) return CLSORT_SUCCESS;
   if (clsort__bitonic_cpu_enabled(ctx)) return clsort__bitonic_sort_cpu(ctx, job);
   clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size, false);
-  cl_kernel sort_tiles, merge_tiles, global;
+  cl_kernel sort_tiles, merge_tiles, global, wide = NULL;
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_SORT_TILES, &sort_tiles));
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_TILES, &merge_tiles));
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_GLOBAL, &global));
+  if (s.wide) {
+    FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_WIDE, &wide));
+    /* The wide merge holds the most registers of all: a driver that cannot
+     * run it in a tile's group (a compiler that does not cap its registers
+     * for reqd_work_group_size) gets the stages without it. */
+    if (clsort__kernel_wg_limit(ctx, wide) < s.wg) {
+      clsort__debug("bitonic: the wide merge cannot run %u work-items; stages without it", s.wg);
+      s.wide = 0;
+    }
+  }
   /* An argsort keeps the caller's keys: it sorts a copy in scratch. */
   cl_mem keys = job->keys_out;
   if (!keys) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &keys));
@@ -129,17 +175,33 @@ clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *
   FORWARD_IF_ERROR(clsort__launch(ctx, sort_tiles, tiles * s.wg, s.wg, 8, sort_args, 0, NULL, NULL));
 
   /* Merge stages of blocks larger than a tile, up to the power of two
-   * that covers n. */
+   * that covers n: the global strides but the last g in launches of
+   * log_global steps, then the last g and those below the tile in one wide
+   * merge (or those below the tile alone when g is 0). */
   unsigned log_tile = log2_exact(s.tile), log_n = log2_exact(n);
   clsort__arg merge_args[] = {ARG(keys), ARG(vals), ARG(n64), ARG(kind), ARG(desc)};
   for (unsigned stage = log_tile + 1; stage <= log_n; stage++) {
-    for (unsigned top = stage; top > log_tile;) {
-      unsigned r = (unsigned)clsort__min(s.log_global, top - log_tile);
+    cl_uint g = (cl_uint)clsort__min(s.wide, stage - log_tile);
+    /* The wide merge runs one group per 2^g tiles, each tile in turn:
+     * below a group per compute unit (2^20 u32 keys on an H100) it would
+     * leave most of the device idle, so fewer tiles per group or none. */
+    while (g && (n >> (log_tile + g)) < ctx->compute_units) g--;
+    unsigned top = stage;
+    while (top > log_tile + g) {
+      unsigned r = (unsigned)clsort__min(s.log_global, top - log_tile - g);
       FORWARD_IF_ERROR(launch_global(ctx, global, &s, job, keys, vals, top - r, r, top == stage));
       top -= r;
     }
-    FORWARD_IF_ERROR(
-        clsort__launch(ctx, merge_tiles, tiles * s.wg, s.wg, 5, merge_args, 0, NULL, NULL));
+    if (g) {
+      int flip = top == stage;
+      clsort__arg wide_args[] = {ARG(keys), ARG(vals), ARG(n64), ARG(g), ARG(flip), ARG(kind), ARG(desc)};
+      size_t groups = clsort__div_up(n, s.tile << g);
+      FORWARD_IF_ERROR(
+          clsort__launch(ctx, wide, groups * s.wg, s.wg, 7, wide_args, 0, NULL, NULL));
+    } else {
+      FORWARD_IF_ERROR(
+          clsort__launch(ctx, merge_tiles, tiles * s.wg, s.wg, 5, merge_args, 0, NULL, NULL));
+    }
   }
   return CLSORT_SUCCESS;
 }

@@ -171,9 +171,11 @@ bool clsort__bitonic_cpu_enabled(const clsort_context *ctx);
 
 /* The bitonic launch shape for keys of key_size bytes with values of
  * value_size bytes (0: none), stable or not: the tile kernels' work-group
- * and elements per work-item, and the global steps fused per launch. */
+ * and elements per work-item, the global steps fused per launch and the
+ * elements per register slot there (global_lanes: 1 or a 16-byte vector's),
+ * and the most global steps the wide tile merge takes (wide, 0: none). */
 typedef struct clsort__bitonic_shape {
-  unsigned wg, log_items, log_global, global_wg;
+  unsigned wg, log_items, log_global, global_wg, global_lanes, wide;
   size_t tile; /* wg << log_items: the largest segment of the small sort */
 } clsort__bitonic_shape;
 clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_t key_size,
@@ -184,7 +186,8 @@ typedef enum clsort__bitonic_kernel_id {
   BITONIC_SORT_TILES,
   BITONIC_MERGE_TILES,
   BITONIC_GLOBAL,
-  BITONIC_SORT_SEGMENTS
+  BITONIC_SORT_SEGMENTS,
+  BITONIC_MERGE_WIDE
 } clsort__bitonic_kernel_id;
 clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job *job,
                                      clsort__bitonic_kernel_id which, cl_kernel *out);

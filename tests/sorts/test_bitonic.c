@@ -519,6 +519,27 @@ T_TEST(bitonic_tiled_shape) {
   }
 }
 
+/* The global launches' 16-byte vector slots (CLSORT_BITONIC=3:64:1:1, the
+ * earlier shape, which bench/ measures beside the default) with a one-step
+ * wide merge: u32 and f64 keys (4 and 2 lanes; each program costs seconds
+ * to build on PoCL), both directions, past several global launches per
+ * stage. */
+T_TEST(bitonic_vector_slots) {
+  const clsort_type types[] = {CLSORT_U32, CLSORT_F64};
+  t_rng r;
+  t_rng_init(&r, "bitonic_vector_slots");
+  t_setenv("CLSORT_BITONIC", "3:64:1:1");
+  for (int ti = 0; ti < 2; ti++) {
+    if (t_skip_type(types[ti])) continue;
+    size_t tile = tile_of(types[ti], 0);
+    const size_t sizes[] = {2 * tile + 1, 5 * tile - 3, t_rng_size(&r, 64 * tile, max_n())};
+    for (int k = 0; k < 3; k++) {
+      clsort_options o = bitonic((k + ti) % 2);
+      t_check_dist(&r, types[ti], k == 1 ? D_FEW : D_UNIFORM, sizes[k], &o, 1u << M_KEYS);
+    }
+  }
+}
+
 /* --------------------------------------------------------- CPU shape */
 /* The CPU shape (bitonic_cpu.c) with chunks of 64 keys, and of 192 (not
  * a power of two: three strips), forced by CLSORT_BITONIC_CPU=1:CHUNK (read
@@ -624,7 +645,8 @@ T_TEST(bitonic_large) {
 }
 
 /* ------------------------------------------------------------------ main */
-/* Parts: "matrix" (the default shape), "tiled" (CLSORT_TUNING=16:16:2) and
+/* Parts: "matrix" (the default shape), "tiled" (CLSORT_TUNING=16:16:2, and
+ * the global launches' vector slots) and
  * "chunks" (the CPU shape's small chunks and its switch), so that meson
  * runs them in parallel; no part runs two. */
 static void add_common(TCase *tc) {
@@ -651,6 +673,7 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_test(tc, bitonic_tiled_shape);
       tcase_add_test(tc, bitonic_tile_size);
       add_common(tc);
+      tcase_add_test(tc, bitonic_vector_slots);
     }
     if (t_part_selected("chunks")) {
       TCase *tc = t_tcase(s, "chunks", true);
