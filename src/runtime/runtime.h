@@ -55,9 +55,6 @@ void clsort__debug(const char *fmt, ...)
   clsort__check_cl((call), #call, __FILE__, __LINE__)
 clsort_status clsort__check_cl(cl_int err, const char *what, const char *file, int line);
 
-/* The PCI vendor id of NVIDIA's devices (CL_DEVICE_VENDOR_ID). */
-#define CLSORT_VENDOR_NVIDIA 0x10de
-
 /* ------------------------------------------------------------- scratch */
 /* Scratch slots: each is one device buffer that only grows and is reused
  * across calls. Work is enqueued in order, so reuse after a call is safe. */
@@ -162,7 +159,7 @@ struct clsort_context {
   char platform_name[256];
   char device_version[128];
   char driver_version[128];
-  cl_uint vendor_id; /* CLSORT_VENDOR_NVIDIA: NVIDIA's driver */
+  cl_uint vendor_id;
   cl_uint compute_units;
   cl_ulong max_alloc;
   cl_ulong global_mem;

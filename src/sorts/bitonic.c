@@ -115,20 +115,10 @@ clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job
    * which every comparison sort uses, stay small (the wide merge alone
    * takes PoCL seconds to build) and the same whatever CLSORT_BITONIC says. */
   if (which == BITONIC_MERGE_TILES || which == BITONIC_GLOBAL || which == BITONIC_MERGE_WIDE)
-    len += snprintf(options + len, sizeof options - (size_t)len,
-                    " -DBT_MERGE_KERNELS=1 -DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u "
-                    "-DBT_GLOBAL_LANES=%u -DBT_WIDE=%u",
-                    s.log_global, s.global_wg, s.global_lanes, s.wide);
-  /* NVIDIA's compiler gave the wide merge 155 registers, too many for a
-   * group of the tile's 512 work-items, so the host skipped it (H100):
-   * capped at what such a group may hold, it runs (its few spills cost
-   * less than the launch it saves; the merge program's other kernels use
-   * fewer registers than that already). */
-  if (which != BITONIC_SORT_TILES && which != BITONIC_SORT_SEGMENTS && s.wide &&
-      ctx->vendor_id == CLSORT_VENDOR_NVIDIA && s.wg > 256 && !getenv("CLSORT_BITONIC_NO_REGCAP"))
-    snprintf(options + len, sizeof options - (size_t)len, " -cl-nv-maxrregcount=%u",
-             (unsigned)(65536 / s.wg) & ~7u);
-  return clsort__get_kernel(ctx, &bitonic_spec, options, kernel_names[which], out);
+    snprintf(options + len, sizeof options - (size_t)len,
+             " -DBT_MERGE_KERNELS=1 -DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u -DBT_GLOBAL_LANES=%u "
+             "-DBT_WIDE=%u",
+             s.log_global, s.global_wg, s.global_lanes, s.wide);
   return clsort__get_kernel(ctx, &bitonic_spec, options, kernel_names[which], out);
 }
 
