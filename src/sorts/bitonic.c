@@ -97,6 +97,13 @@ clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_
     if (vector) s.global_lanes = (unsigned)(16 / key_size);
     if (got >= 4) s.wide = f[3];
   }
+  /* PoCL 5.0's work-group compiler aborts the process on the wide merge
+   * (Kernel.cc:129, createParallelRegionBefore: region_entry_barrier;
+   * 16 Xeon cores, the GPU shape forced, any key type), where PoCL 3.1
+   * compiles it: CPU devices never take it, whatever CLSORT_BITONIC says.
+   * GPUs run it where their driver fits a tile's group (the H100 ran it
+   * for u32 pairs, not for u32 keys: 155 registers for 512 work-items). */
+  if (ctx->is_cpu) s.wide = 0;
   return s;
 }
 
