@@ -56,6 +56,20 @@
  * banks. */
 #define MG_ROW (128 / (KEY_BITS / 8))
 #define MG_SWZ(t) ((t) ^ (((t) / MG_ROW) & (MG_ROW - 1)))
+/* The source positions, which MG_REGS needs only for values, and the
+ * merged keys in registers, which only MG_REGS keeps. */
+#if !MG_REGS || HAS_VALUES
+#define MG_SRC(...) __VA_ARGS__
+#else
+#define MG_SRC(...)
+#endif
+#if MG_REGS
+#define MG_KEEP(...) __VA_ARGS__
+#define MG_MERGE_UNROLL UNROLL_FULL
+#else
+#define MG_KEEP(...)
+#define MG_MERGE_UNROLL UNROLL
+#endif
 
 #define MG_TILE (MG_WG * MG_ITEMS)
 /* A barrier of the merge groups (none for one work-item, the CPU shape:
@@ -351,12 +365,13 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     }
     uint i = lo, j = dt - lo;
     KEY_T ka = i < nat ? in[i] : 0, kb = j < nbt ? in[nat + j] : 0;
-#if MG_REGS
-    KEY_T merged[MG_ITEMS];
-    UNROLL_FULL for (uint k = 0; k < MG_ITEMS; k++) {
+    MG_KEEP(KEY_T merged[MG_ITEMS];)
+    /* Every trip runs (the loads past a run are guarded): registers need
+     * the loop unrolled, and the CPU shape's 2048 outputs need it not. */
+    MG_MERGE_UNROLL for (uint k = 0; k < MG_ITEMS; k++) {
       bool take_a = j >= nbt || (i < nat && ka <= kb);
-      merged[k] = take_a ? ka : kb;
-      IF_MG_VALUES(if (dt + k < len) src[PAD(dt + k)] = take_a ? i : nat + j;)
+      MG_KEEP(merged[k] = take_a ? ka : kb;)
+      MG_SRC(if (dt + k < len) src[PAD(dt + k)] = take_a ? i : nat + j;)
       if (take_a) {
         i++;
         ka = i < nat ? in[i] : 0;
@@ -365,23 +380,10 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
         kb = j < nbt ? in[nat + j] : 0;
       }
     }
+#if MG_REGS
     MG_BARRIER(); /* every work-item has read its inputs from `in` */
     UNROLL_FULL for (uint k = 0; k < MG_ITEMS; k++)
       if (dt + k < len) in[MG_SWZ(dt + k)] = merged[k];
-#else
-    UNROLL for (uint k = 0; k < MG_ITEMS; k++) {
-      if (dt + k < len) {
-        bool take_a = j >= nbt || (i < nat && ka <= kb);
-        src[PAD(dt + k)] = take_a ? i : nat + j;
-        if (take_a) {
-          i++;
-          ka = i < nat ? in[i] : 0;
-        } else {
-          j++;
-          kb = j < nbt ? in[nat + j] : 0;
-        }
-      }
-    }
 #endif
   }
   MG_BARRIER();
@@ -391,12 +393,6 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
 #define MG_OUT_BITS(t, s) in[MG_SWZ(t)]
 #else
 #define MG_OUT_BITS(t, s) in[s]
-#endif
-/* Reads of the source positions, which MG_REGS needs only for values. */
-#if !MG_REGS || HAS_VALUES
-#define MG_SRC(...) __VA_ARGS__
-#else
-#define MG_SRC(...)
 #endif
 
   /* Striped stores: 16-byte vectors over whole vectors (the tile starts
