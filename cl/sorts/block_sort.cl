@@ -31,6 +31,12 @@
  *                        is compiled.
  *   BS_SEGMENTED         1: compile segment_sort_tiles instead of
  *                        merge_sort_tiles (default 0).
+ *   BS_RANGES            1: compile range_sort_tiles instead (default 0).
+ *
+ * With BS_RANGES it sorts planned ranges of keys that are already in order
+ * between them (the sample sort's buckets, several to a tile): a tile is
+ * one segment wherever it lies, read from either of two buffers and
+ * written to the first.
  */
 #ifdef BS_WG
 #if !defined(BS_ITEMS) || !defined(HAS_VALUES) || !defined(VALUE_T)
@@ -39,6 +45,12 @@
 
 #ifndef BS_SEGMENTED
 #define BS_SEGMENTED 0
+#endif
+#ifndef BS_RANGES
+#define BS_RANGES 0
+#endif
+#if BS_SEGMENTED && BS_RANGES
+#error "block_sort.cl: BS_SEGMENTED or BS_RANGES, not both"
 #endif
 #define BS_TILE (BS_WG * BS_ITEMS)
 #define BS_MAX ((KEY_T)(~(KEY_T)0))
@@ -148,6 +160,28 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void segment_sort_ti
       ls[first + i] = sg[i];
     }
   }
+#elif BS_RANGES
+/* Sorts tile g of the plan (segment_tiles.c's range plan): a uint4 per
+ * tile, its first key (.x low and .y high word), its key count (.z low 16
+ * bits), log2 of the run length that holds them all (.z bits 16-23: the
+ * merge rounds stop there) and in .z bit 31 where its keys are: 0 in
+ * keys_a (vals_a), 1 in keys_b (vals_b). Written to keys_a (vals_a) at the
+ * same positions. Work-group: BS_WG. Local memory: BS_TILE padded keys
+ * (and values). */
+__kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void range_sort_tiles(
+    global KEY_T *keys_a, const global KEY_T *keys_b, global VALUE_T *vals_a,
+    const global VALUE_T *vals_b, const global uint4 *plan, int kind, int desc) {
+  local KEY_T lk[PADDED(BS_TILE)];
+  BS_IF_VALUES(local VALUE_T lv[PADDED(BS_TILE)];)
+  const uint lid = get_local_id(0), first = lid * BS_ITEMS;
+  const uint4 t = plan[get_group_id(0)];
+  const ulong base = (ulong)t.x | ((ulong)t.y << 32);
+  const uint count = t.z & 0xffffu, end_w = 1u << ((t.z >> 16) & 0xffu);
+  const bool from_b = (t.z >> 31) != 0;
+  const global KEY_T *keys_in = from_b ? keys_b : (const global KEY_T *)keys_a;
+  global KEY_T *keys_out = keys_a;
+  BS_IF_VALUES(const global VALUE_T *vals_in = from_b ? vals_b : (const global VALUE_T *)vals_a;
+               global VALUE_T *vals_out = vals_a; const int make_index = 0;)
 #else
 /* Sorts tile g of keys_in ([g * BS_TILE, (g + 1) * BS_TILE) of n) into
  * the same tile of keys_out, values (or, with make_index, the input

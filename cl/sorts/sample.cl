@@ -52,6 +52,9 @@
 
 #define NB_MAX (2 * SS_K - 1)
 #define SS_TILE (WG_SIZE * SS_ITEMS)
+#if SS_TILE > 65536
+#error "a scatter tile's ranks must fit 16 bits"
+#endif
 
 /* 16-byte vectors of keys. */
 #if KEY_BITS == 32
@@ -271,14 +274,14 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
 }
 #else
 /* Step 5. For each tile of its chunk (SS_TILE aligned positions), the
- * group classifies the keys, ranks them by bucket in local memory (a
- * local atomic per key within the bucket's run: the order within a bucket
- * is free), then writes each bucket's run to base[b] + (position - start
+ * group classifies the keys, ranks them by bucket in local memory (the
+ * count of the key's bucket before it, from the counting atomic itself:
+ * the order within a bucket is free), then writes each bucket's run to base[b] + (position - start
  * of the run), so that neighbouring work-items write neighbouring
  * addresses. A value is read from its key's position in the tile as the
  * key is written; it does not pass through local memory.
  * Work-group: WG_SIZE. Local: SS_TILE keys with 2-byte buckets (and
- * 2-byte positions), the splitters, and four NB_MAX-entry tables.
+ * 2-byte positions), the splitters, and three NB_MAX-entry tables.
  * Loop invariant: base[b] = where the chunk's next key of bucket b goes. */
 KERNEL void sample_scatter(SCATTER_PARAMS) {
   local KEY_T tree[SS_K], spl[SS_K];
@@ -287,7 +290,7 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
 #if HAS_VALUES
   local ushort lpos[SS_TILE];
 #endif
-  local uint tile_count[NB_MAX], tile_start[NB_MAX], cursor[NB_MAX];
+  local uint tile_count[NB_MAX], tile_start[NB_MAX];
   local OFFSET_T base[NB_MAX];
   local uint scan_tmp[WG_SIZE];
   uint lid = get_local_id(0);
@@ -306,14 +309,14 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
     /* Striped vectors: vector j of this work-item is tile vector
      * j * WG_SIZE + lid. */
     KEY_T key[SS_ITEMS];
-    uint bucket[SS_ITEMS];
+    uint slot[SS_ITEMS]; /* bucket | rank within the tile's bucket << 16; ~0: none */
     UNROLL_FULL for (uint j = 0; j < SS_ITEMS / SS_V; j++) {
       bool valid[SS_V];
       load_vector(keys_in, t0 / SS_V + j * WG_SIZE + lid, lo, hi, key + j * SS_V, valid);
       UNROLL_FULL for (uint l = 0; l < SS_V; l++) {
         uint b = classify(key_to_bits(key[j * SS_V + l], kind, desc), p.logk, tree, spl);
-        bucket[j * SS_V + l] = valid[l] ? b : 0xFFFFu;
-        BUMP(tile_count, b, valid[l]);
+        uint rank = BUMP(tile_count, b, valid[l]);
+        slot[j * SS_V + l] = valid[l] ? b | rank << 16 : 0xFFFFFFFFu;
       }
     }
     WG_BARRIER();
@@ -324,15 +327,15 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
       uint b = r + lid, total;
       uint x = b < p.nb ? tile_count[b] : 0u;
       uint ex = wg_exclusive_sum_u32(x, &total, scan_tmp);
-      if (b < p.nb) tile_start[b] = cursor[b] = carry + ex;
+      if (b < p.nb) tile_start[b] = carry + ex;
       carry += total;
     }
     WG_BARRIER();
     UNROLL_FULL for (uint i = 0; i < SS_ITEMS; i++) {
-      uint at = BUMP(cursor, bucket[i], bucket[i] != 0xFFFFu);
-      if (bucket[i] != 0xFFFFu) {
+      if (slot[i] != 0xFFFFFFFFu) {
+        uint b = slot[i] & 0xFFFFu, at = tile_start[b] + (slot[i] >> 16);
         lkeys[at] = key[i];
-        lbucket[at] = (ushort)bucket[i];
+        lbucket[at] = (ushort)b;
 #if HAS_VALUES
         lpos[at] = (ushort)(((i / SS_V) * WG_SIZE + lid) * SS_V + i % SS_V);
 #endif

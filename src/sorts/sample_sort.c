@@ -2,7 +2,8 @@
  * splits every bucket larger than the small sort's tile into up to k
  * buckets around splitters drawn from a random sample, plus an equality
  * bucket per splitter; buckets that fit a tile are finished together by
- * the segmented bitonic sort. All large buckets of a level go through the
+ * the block sort in tiles of consecutive buckets (GPUs) or by the
+ * segmented small sort (CPUs). All large buckets of a level go through the
  * same launches; the host reads their bucket sizes back once per level
  * and plans the next level from them. */
 #include "primitives/primitives.h"
@@ -22,6 +23,7 @@ static const clsort__program_spec sample_spec = {"sample", sample_files};
  * (CLSORT_SAMPLE=K[:S]): 7.62 ms at 128, 6.38 at 256, 8.77 at 64; 128:4
  * 6.90, 256:2 6.52. */
 #define GPU_K 256
+#define GPU_LEAST_S 8
 #define MAX_K 256          /* what sample.cl accepts */
 #define MAX_PARENTS 4096   /* parents per batch; larger levels run in batches */
 #define MAX_SEGMENTS 65536 /* finished buckets per small-sort launch */
@@ -41,7 +43,8 @@ typedef struct plan {
   const clsort__sort_job *job;
   size_t key_size;
   unsigned k;            /* most buckets per split (power of two) */
-  unsigned oversampling; /* 0: the thesis' rule, ceil(0.005 n^(1/3)) */
+  unsigned oversampling; /* 0: the thesis' rule, ceil(0.005 n^(1/3)), at least least_s */
+  unsigned least_s;
   unsigned max_parents;  /* parents per batch */
   size_t small_tile;     /* buckets up to this size go to the small sort */
   size_t sample_tile;    /* the longest sample (keys-only tile) */
@@ -53,6 +56,12 @@ typedef struct plan {
   size_t aux_parents, aux_counts, aux_copy; /* offsets in ulongs into aux */
   sample_kernels kern;
   clsort__sort_job sample_job, small_job;
+  /* GPUs finish the buckets with the block sort, buckets that follow each
+   * other packed into one tile (segment_tiles.c); else the segmented
+   * bitonic sort, a bucket per work-group. */
+  bool packed;
+  clsort__ranges leaf;
+  void *leaf_plan; /* host side of the packed plan */
   cl_mem out_k, out_v, tmp_k, tmp_v, table, samples, aux;
   /* Host side. */
   cl_ulong *parents, *sample_segs, *small, *small_sorted, *copies;
@@ -84,10 +93,12 @@ static unsigned log2_floor(size_t x) {
 }
 
 /* Buckets for a parent of `size` keys: enough that the buckets average an
- * eighth to a sixteenth of a tile, so that few need another level; at
- * most k. */
+ * eighth to a sixteenth of a tile (the segmented small sort), a quarter to
+ * an eighth (packed leaves, which take several buckets a tile), so that
+ * few need another level; at most k. With 8 keys sampled per splitter a
+ * bucket of 4 times its mean has odds of about 10^-7 (a gamma tail). */
 static unsigned buckets_for(const plan *p, size_t size) {
-  size_t want = clsort__div_up(8 * size, p->small_tile), k = 2;
+  size_t want = clsort__div_up((p->packed ? 4 : 8) * size, p->small_tile), k = 2;
   while (k < want && k < p->k) k *= 2;
   return (unsigned)k;
 }
@@ -98,7 +109,7 @@ static unsigned buckets_for(const plan *p, size_t size) {
 static unsigned oversampling_for(const plan *p, size_t size, unsigned k, unsigned level) {
   size_t s = p->oversampling;
   if (!s) /* the least s with (200 s)^3 >= size, without libm */
-    for (s = 1; s < 10000 && (200 * s) * (200 * s) * (200 * s) < size; s++) continue;
+    for (s = p->least_s; s < 10000 && (200 * s) * (200 * s) * (200 * s) < size; s++) continue;
   if (level >= 8) s = p->sample_tile;
   s = clsort__min(clsort__max(s, 1), p->sample_tile / k);
   return (unsigned)clsort__max(s, 1);
@@ -165,7 +176,13 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
   p->seg_cap = clsort__max(p->pcap, clsort__min(MAX_SEGMENTS, 32 * (n / p->small_tile) + 64));
   p->list_cap = most_parents;
 
+  /* The small list (or the packed plan) at the start of aux. */
   p->aux_parents = 2 * p->seg_cap;
+  if (p->packed) {
+    FORWARD_IF_ERROR(clsort__ranges_prepare(ctx, &p->small_job, &p->leaf));
+    p->aux_parents =
+        clsort__max(p->aux_parents, clsort__div_up(clsort__ranges_plan_bytes(p->seg_cap), 8));
+  }
   p->aux_counts = p->aux_parents + P_WORDS * p->pcap;
   p->aux_copy = p->aux_counts + clsort__div_up(p->count_cap * p->offset_size, 8);
   size_t aux_words = p->aux_copy + 2 * p->seg_cap;
@@ -185,6 +202,8 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
 
   size_t host_bytes = (P_WORDS + 2) * p->pcap * 8 + p->count_cap * p->offset_size +
                       6 * p->seg_cap * 8 + 2 * p->list_cap * sizeof(bucket);
+  size_t leaf_at = clsort__div_up(host_bytes, 8) * 8;
+  if (p->packed) host_bytes = leaf_at + clsort__ranges_plan_bytes(p->seg_cap);
   unsigned char *h = clsort__malloc(ctx, host_bytes);
   RETURN_IF(!h, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the sample sort's worklists");
   p->parents = (cl_ulong *)(void *)h;
@@ -195,6 +214,7 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
   p->cur = (bucket *)(void *)(p->copies + 2 * p->seg_cap);
   p->next = p->cur + p->list_cap;
   p->counts = p->next + p->list_cap;
+  p->leaf_plan = p->packed ? h + leaf_at : NULL;
   return CLSORT_SUCCESS;
 }
 
@@ -215,12 +235,20 @@ static clsort_status flush_copies(clsort_context *ctx, plan *p) {
   return CLSORT_SUCCESS;
 }
 
-/* Sorts the finished-by-size buckets of p->small in one launch, the
- * largest first so that the longest groups start early. Their keys must
- * be in the output: copies go first. */
+/* Sorts the finished-by-size buckets of p->small in one launch: packed
+ * into tiles of consecutive buckets, each read where its level left it,
+ * or for the segmented small sort the largest first so that the longest
+ * groups start early, in the output (their copies go first). */
 static clsort_status flush_small(clsort_context *ctx, plan *p) {
   FORWARD_IF_ERROR(flush_copies(ctx, p));
   if (p->small_count == 0) return CLSORT_SUCCESS;
+  if (p->packed) {
+    size_t count = p->small_count;
+    p->small_count = 0;
+    cl_mem tv = p->job->value_size ? p->tmp_v : p->tmp_k;
+    return clsort__ranges_sort(ctx, &p->small_job, &p->leaf, p->small, count, p->tmp_k, tv,
+                               p->aux, p->leaf_plan);
+  }
   /* A counting sort by size class (log2), descending. */
   size_t start[65] = {0};
   for (size_t i = 0; i < p->small_count; i++)
@@ -242,6 +270,14 @@ static clsort_status flush_small(clsort_context *ctx, plan *p) {
 /* A finished bucket [begin, end) that the level wrote to scratch: it
  * moves to the output, in pieces that one group copies quickly. */
 static clsort_status add_copy(clsort_context *ctx, plan *p, size_t begin, size_t end) {
+  /* A bucket that follows the last piece in memory fills it up first:
+   * tens of thousands of buckets become a few pieces. */
+  if (p->copy_count > 0 && begin < end && p->copies[2 * p->copy_count - 1] == begin) {
+    cl_ulong *last = p->copies + 2 * (p->copy_count - 1);
+    size_t grow = clsort__min(end - begin, COPY_PIECE - (size_t)(last[1] - last[0]));
+    last[1] += grow;
+    begin += grow;
+  }
   while (begin < end) {
     if (p->copy_count == p->seg_cap) FORWARD_IF_ERROR(flush_copies(ctx, p));
     size_t piece = clsort__min(end - begin, COPY_PIECE);
@@ -253,10 +289,25 @@ static clsort_status add_copy(clsort_context *ctx, plan *p, size_t begin, size_t
   return CLSORT_SUCCESS;
 }
 
-static clsort_status add_small(clsort_context *ctx, plan *p, size_t begin, size_t end) {
+/* Packed leaves: a finished bucket that begins where the last listed one
+ * ends, in the same buffer (`where`: CLSORT_RANGE_OTHER for scratch),
+ * joins it while the two fit a tile (buckets lie in key order, so one
+ * sort of both sorts each). Equality buckets join too: each holds at
+ * least its splitter, and would otherwise part every two buckets. */
+static bool join_last(plan *p, size_t begin, size_t end, cl_ulong where) {
+  if (!p->packed || p->small_count == 0) return false;
+  cl_ulong *last = p->small + 2 * (p->small_count - 1);
+  if (last[1] != (begin | where) || end - last[0] > p->small_tile) return false;
+  last[1] = end | where;
+  return true;
+}
+
+static clsort_status add_small(clsort_context *ctx, plan *p, size_t begin, size_t end,
+                               cl_ulong where) {
+  if (join_last(p, begin, end, where)) return CLSORT_SUCCESS;
   if (p->small_count == p->seg_cap) FORWARD_IF_ERROR(flush_small(ctx, p));
   p->small[2 * p->small_count] = begin;
-  p->small[2 * p->small_count + 1] = end;
+  p->small[2 * p->small_count + 1] = end | where;
   p->small_count++;
   return CLSORT_SUCCESS;
 }
@@ -339,6 +390,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
                                                 NULL)));
 
   counts = 0;
+  cl_ulong where = io->dst_is_tmp && p->packed ? CLSORT_RANGE_OTHER : 0;
   for (size_t i = 0; i < count; i++) {
     size_t at = parents[i].begin, nb = 2 * (size_t)buckets_for(p, parents[i].end - at) - 1;
     for (size_t b = 0; b < nb; b++, counts++) {
@@ -348,11 +400,13 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
       at += size;
       if (size == 0) continue;
       if (b % 2 == 1 || size == 1) {
-        /* All keys equal: sorted. */
-        if (io->dst_is_tmp) FORWARD_IF_ERROR(add_copy(ctx, p, begin, at));
+        /* All keys equal: sorted (in a packed tile, with its neighbours). */
+        if (!join_last(p, begin, at, where) && io->dst_is_tmp)
+          FORWARD_IF_ERROR(add_copy(ctx, p, begin, at));
       } else if (size <= p->small_tile) {
-        if (io->dst_is_tmp) FORWARD_IF_ERROR(add_copy(ctx, p, begin, at));
-        FORWARD_IF_ERROR(add_small(ctx, p, begin, at));
+        /* The packed sort reads the bucket wherever the level left it. */
+        if (io->dst_is_tmp && !p->packed) FORWARD_IF_ERROR(add_copy(ctx, p, begin, at));
+        FORWARD_IF_ERROR(add_small(ctx, p, begin, at, where));
       } else {
         p->next[(*next_count)++] = (bucket){begin, at};
       }
@@ -427,9 +481,20 @@ clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *j
   p.job = job;
   p.key_size = key_size;
   read_config(ctx, &p.k, &p.oversampling, &p.max_parents);
+  /* GPUs sample at least 8 keys per splitter. The rule gives 1 up to 8
+   * million keys a parent, and buckets then reach 8 times their mean: at
+   * 2^24 u32 keys (H200) 19 of 32768 buckets outgrew a 4096-key tile and
+   * took a third level. The sample's sort costs next to nothing. */
+  p.least_s = ctx->tuning.cpu_shape ? 1 : GPU_LEAST_S;
   clsort__sort_job unstable = *job;
   unstable.stable = false;
-  p.small_tile = clsort__segment_limit(ctx, &unstable);
+  unstable.make_index = false;
+  /* CLSORT_SAMPLE_LEAF=bitonic keeps the segmented bitonic sort where the
+   * packed block sort would run (bench/ compares them). */
+  const char *leaf = getenv("CLSORT_SAMPLE_LEAF");
+  p.packed = clsort__ranges_tile(ctx, &unstable) >= 2 && !(leaf && strcmp(leaf, "bitonic") == 0);
+  p.small_tile = p.packed ? clsort__ranges_tile(ctx, &unstable)
+                          : clsort__segment_limit(ctx, &unstable);
   p.sample_tile = clsort__bitonic_shape_for(ctx, key_size, 0, false).tile;
   /* One tile: the bitonic sort alone, in one launch. */
   if (n <= clsort__bitonic_shape_for(ctx, key_size, job->value_size, false).tile)
@@ -445,6 +510,8 @@ clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *j
   p.small_job = *job;
   p.small_job.make_index = false;
   p.small_job.stable = false;
+  clsort__debug("sample: buckets of up to %zu keys finished by the %s", p.small_tile,
+                p.packed ? "block sort in packed tiles" : "segmented small sort");
   clsort_status st = prepare(ctx, &p);
   if (st == CLSORT_SUCCESS) {
     p.sample_job.keys_in = p.samples;

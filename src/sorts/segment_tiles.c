@@ -3,11 +3,14 @@
  * block sort (block_sort.cl's segment_sort_tiles) sorts every tile in a
  * work-group by (segment, key), stably: all short segments of a call at
  * about one read and one write of their keys, where the small sort gave
- * each segment a work-group and a whole tile. */
+ * each segment a work-group and a whole tile. The sample sort's buckets
+ * take the same plan and the block sort's range_sort_tiles: buckets lie
+ * in key order, so several in a tile sort as one segment. */
 #include "sorts/sorts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const tile_files[] = {"common/common.cl", "sorts/keys.cl",
                                          "sorts/block_sort.cl", NULL};
@@ -42,6 +45,13 @@ static cl_uint span_log(size_t s, size_t e) {
   cl_uint k = 0;
   for (size_t d = s ^ e; d; d >>= 1) k++;
   return k;
+}
+
+/* The entry after the last tile: its last word ends the heads. */
+static void close_plan(plan *p) {
+  size_t end = 4 * p->count;
+  p->tiles[end] = p->tiles[end + 1] = p->tiles[end + 2] = 0;
+  p->tiles[end + 3] = (cl_uint)p->heads_count;
 }
 
 /* A tile of its own for each piece of `tile` keys of a long segment
@@ -92,9 +102,53 @@ static void make_plan(const uint64_t *offsets, size_t count, size_t tile, size_t
     p->tiles[at + 2] = (cl_uint)(e + 1) | (cl_uint)k << 16;
     p->heads[p->heads_count++] = (cl_ushort)s;
   }
-  size_t end = 4 * p->count;
-  p->tiles[end] = p->tiles[end + 1] = p->tiles[end + 2] = 0;
-  p->tiles[end + 3] = (cl_uint)p->heads_count;
+  close_plan(p);
+}
+
+/* Greedy over key-ordered ranges (pairs of ulongs, begin and end, the
+ * end's top bit CLSORT_RANGE_OTHER when the range lies in the other
+ * buffer): a tile opens at a range and takes the ranges after it while
+ * each lies in the same buffer, begins where the last ended, and the tile
+ * holds them all. One segment per tile: the ranges are in key order
+ * between them, so sorting the tile sorts each. Tiles of one key are left
+ * out unless they must move to the first buffer. */
+static void make_range_plan(const cl_ulong *ranges, size_t count, size_t tile, plan *p) {
+  const cl_ulong other = CLSORT_RANGE_OTHER;
+  p->count = p->heads_count = 0;
+  for (size_t i = 0; i < count;) {
+    cl_ulong flag = ranges[2 * i + 1] & other;
+    size_t t0 = (size_t)ranges[2 * i], end = (size_t)(ranges[2 * i + 1] & ~other);
+    for (i++; i < count && ranges[2 * i] == end && (ranges[2 * i + 1] & other) == flag &&
+              (ranges[2 * i + 1] & ~other) - t0 <= tile;
+         i++)
+      end = (size_t)(ranges[2 * i + 1] & ~other);
+    if (end == t0 || (end - t0 < 2 && !flag)) continue;
+    size_t at = 4 * p->count++;
+    p->tiles[at] = (cl_uint)t0;
+    p->tiles[at + 1] = (cl_uint)((uint64_t)t0 >> 32);
+    p->tiles[at + 2] =
+        (cl_uint)(end - t0) | span_log(0, end - t0 - 1) << 16 | (flag ? 1u << 31 : 0u);
+    p->tiles[at + 3] = 0;
+  }
+  close_plan(p);
+}
+
+/* The device bytes of a plan of `tiles` tiles, one head each at most
+ * (the heads of make_plan are fewer than its segments, which bound its
+ * tiles alike). */
+static size_t plan_bytes(size_t tiles) {
+  return (tiles + 1) * 4 * sizeof(cl_uint) + tiles * sizeof(cl_ushort);
+}
+
+/* Copies the plan to the start of `buffer`, blocking: the host plan may
+ * be freed or rewritten on return. */
+static clsort_status upload_plan(clsort_context *ctx, const plan *p, cl_mem buffer) {
+  size_t tile_bytes = (p->count + 1) * 4 * sizeof(cl_uint);
+  FORWARD_IF_ERROR(CL_CHECK(
+      clEnqueueWriteBuffer(ctx->queue, buffer, CL_FALSE, 0, tile_bytes, p->tiles, 0, NULL, NULL)));
+  return CL_CHECK(clEnqueueWriteBuffer(ctx->queue, buffer, CL_TRUE, tile_bytes,
+                                       p->heads_count * sizeof(cl_ushort), p->heads, 0, NULL,
+                                       NULL));
 }
 
 static clsort_status tiles_kernel(clsort_context *ctx, const clsort__sort_job *job,
@@ -169,17 +223,9 @@ clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job
   if (!p.tiles || !p.heads)
     st = FAIL(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the plan of %zu segments", count);
   if (st == CLSORT_SUCCESS) make_plan(offsets, count, tile, chunk_limit, &p);
-  /* Blocking copies: the host plan is freed on return. */
-  size_t tile_bytes = (p.count + 1) * 4 * sizeof(cl_uint);
-  size_t head_bytes = p.heads_count * sizeof(cl_ushort);
   if (st == CLSORT_SUCCESS && p.count > 0)
-    st = clsort__scratch(ctx, SLOT_SEGMENT_LIST, tile_bytes + head_bytes, &out->plan);
-  if (st == CLSORT_SUCCESS && p.count > 0)
-    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, out->plan, CL_FALSE, 0, tile_bytes, p.tiles, 0,
-                                       NULL, NULL));
-  if (st == CLSORT_SUCCESS && p.count > 0)
-    st = CL_CHECK(clEnqueueWriteBuffer(ctx->queue, out->plan, CL_TRUE, tile_bytes, head_bytes,
-                                       p.heads, 0, NULL, NULL));
+    st = clsort__scratch(ctx, SLOT_SEGMENT_LIST, plan_bytes(p.count), &out->plan);
+  if (st == CLSORT_SUCCESS && p.count > 0) st = upload_plan(ctx, &p, out->plan);
   if (st == CLSORT_SUCCESS) out->tiles = p.count;
   free(p.tiles);
   free(p.heads);
@@ -202,4 +248,56 @@ clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *jo
                         ARG(n),            ARG(p->seg_len),   ARG(p->per_tile), ARG(p->end_log),
                         ARG(kind),         ARG(desc)};
   return clsort__launch(ctx, p->kernel, p->tiles * p->wg, p->wg, 10, args, 0, NULL, NULL);
+}
+
+/* ---------------------------------------------- key-ordered ranges */
+/* The block sort of whole tiles (no segment per key): its tile. */
+static clsort__block_shape range_shape(const clsort_context *ctx, const clsort__sort_job *job) {
+  return clsort__block_shape_for(ctx, clsort_type_size(job->type) + job->value_size);
+}
+
+size_t clsort__ranges_tile(const clsort_context *ctx, const clsort__sort_job *job) {
+  if (ctx->tuning.cpu_shape) return 0;
+  clsort__block_shape b = range_shape(ctx, job);
+  size_t tile = (size_t)b.wg * b.items;
+  return b.wg > 1 && tile < 65536 ? tile : 0;
+}
+
+size_t clsort__ranges_plan_bytes(size_t count) { return plan_bytes(count); }
+
+clsort_status clsort__ranges_prepare(clsort_context *ctx, const clsort__sort_job *job,
+                                     clsort__ranges *out) {
+  memset(out, 0, sizeof *out);
+  out->tile = clsort__ranges_tile(ctx, job);
+  RETURN_IF(out->tile == 0, CLSORT_ERROR_UNSUPPORTED, "sorting ranges in tiles needs a GPU shape");
+  clsort__block_shape b = range_shape(ctx, job);
+  out->wg = b.wg;
+  size_t ks = clsort_type_size(job->type);
+  char options[192];
+  snprintf(options, sizeof options,
+           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DBS_WG=%u -DBS_ITEMS=%u "
+           "-DBS_RANGES=1",
+           ks == 8 ? "ulong" : "uint", ks * 8, job->value_size ? 1 : 0,
+           job->value_size == 8 ? "ulong" : "uint", b.wg, b.items);
+  return clsort__get_kernel(ctx, &tile_spec, options, "range_sort_tiles", &out->kernel);
+}
+
+clsort_status clsort__ranges_sort(clsort_context *ctx, const clsort__sort_job *job,
+                                  const clsort__ranges *r, const cl_ulong *ranges, size_t count,
+                                  cl_mem other_keys, cl_mem other_vals, cl_mem plan_buffer,
+                                  void *host) {
+  plan h;
+  h.tiles = host;
+  h.heads = (cl_ushort *)(void *)(h.tiles + 4 * (count + 1));
+  make_range_plan(ranges, count, r->tile, &h);
+  clsort__debug("ranges: %zu ranges in %zu tiles of up to %zu keys", count, h.count, r->tile);
+  if (h.count == 0) return CLSORT_SUCCESS;
+  FORWARD_IF_ERROR(upload_plan(ctx, &h, plan_buffer));
+  /* Keys-only programs ignore the value buffers; any valid buffer will do. */
+  cl_mem va = job->value_size ? job->vals_in : job->keys_in;
+  cl_mem vb = job->value_size ? other_vals : other_keys;
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  clsort__arg args[] = {ARG(job->keys_in), ARG(other_keys), ARG(va),  ARG(vb),
+                        ARG(plan_buffer),  ARG(kind),       ARG(desc)};
+  return clsort__launch(ctx, r->kernel, h.count * r->wg, r->wg, 7, args, 0, NULL, NULL);
 }

@@ -135,6 +135,32 @@ clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job
 clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *job,
                                  const clsort__packed *p);
 
+/* Key-ordered ranges (the sample sort's buckets; segment_tiles.c): each
+ * range lies wholly before or after each other in key order, so ranges
+ * that follow each other in memory share a tile of the block sort as one
+ * segment. clsort__ranges_tile: the longest range (0 where the context
+ * has no GPU shape). clsort__ranges_prepare builds the kernel;
+ * clsort__ranges_sort sorts the `count` ranges of the host array `ranges`
+ * (begin and end ulongs; CLSORT_RANGE_OTHER set in the end when the range
+ * lies in other_keys and other_vals instead of job->keys_in and
+ * job->vals_in) into job->keys_in (job->vals_in) at the same positions.
+ * The plan is built in `host` and copied, blocking, to the start of
+ * `plan_buffer`: each holds clsort__ranges_plan_bytes of count ranges. */
+#define CLSORT_RANGE_OTHER ((cl_ulong)1 << 63)
+typedef struct clsort__ranges {
+  cl_kernel kernel;
+  size_t tile;
+  unsigned wg;
+} clsort__ranges;
+size_t clsort__ranges_tile(const clsort_context *ctx, const clsort__sort_job *job);
+size_t clsort__ranges_plan_bytes(size_t count);
+clsort_status clsort__ranges_prepare(clsort_context *ctx, const clsort__sort_job *job,
+                                     clsort__ranges *out);
+clsort_status clsort__ranges_sort(clsort_context *ctx, const clsort__sort_job *job,
+                                  const clsort__ranges *r, const cl_ulong *ranges, size_t count,
+                                  cl_mem other_keys, cl_mem other_vals, cl_mem plan_buffer,
+                                  void *host);
+
 /* The long segments of the packed path (segment_merge.c): every segment
  * of more than `tile` and at most `limit` keys of the host `offsets`,
  * already cut into sorted runs of `tile` keys from its first
