@@ -104,6 +104,7 @@ OVL int clz(int x) { return x ? __builtin_clz((uint)x) : 32; }
 OVL ulong clz(ulong x) { return x ? __builtin_clzl(x) : 64ul; }
 OVL uint popcount(uint x) { return __builtin_popcount(x); }
 OVL ulong popcount(ulong x) { return __builtin_popcountl(x); }
+OVL ulong mul_hi(ulong a, ulong b) { return (ulong)(((unsigned __int128)a * b) >> 64); }
 OVL float fmin(float a, float b) { return __builtin_fminf(a, b); }
 OVL float fmax(float a, float b) { return __builtin_fmaxf(a, b); }
 OVL double fmin(double a, double b) { return __builtin_fmin(a, b); }

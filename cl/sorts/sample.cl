@@ -10,6 +10,10 @@
  *                     two, 2..256); each parent uses k = 2^logk <= SS_K
  *   SS_ITEMS          keys per work-item of a scatter tile (a multiple of
  *                     the vector width; unused by one-work-item groups)
+ *   SS_HIST_V         16-byte vectors per work-item per round of the
+ *                     histogram (default 1)
+ *   SS_MATCH          NVIDIA: 1 aggregates a warp's counts by match.any;
+ *                     0 (default) only warps whose keys share one bucket
  *
  * A level's parents ("large buckets", each longer than the small sort's
  * tile) are described by records of P_WORDS ulongs in `aux` (see P_*).
@@ -50,6 +54,12 @@
 #error "SS_K must be a power of two from 2 to 256"
 #endif
 
+#ifndef SS_HIST_V
+#define SS_HIST_V 1
+#endif
+#ifndef SS_MATCH
+#define SS_MATCH 0
+#endif
 #define NB_MAX (2 * SS_K - 1)
 #define SS_TILE (WG_SIZE * SS_ITEMS)
 #if SS_TILE > 65536
@@ -179,7 +189,7 @@ inline void load_vector(const global KEY_T *keys, ulong v, ulong lo, ulong hi, K
   }
 }
 
-#if USE_PTX
+#if USE_PTX && SS_MATCH
 /* Adds one per lane to counters[b] and returns the counter's old value
  * plus the lane's rank among the lanes of its warp with the same b. Those
  * lanes share one atomic, added by the lowest of them: sorted input and
@@ -192,6 +202,23 @@ inline uint warp_bump(local uint *counters, uint b, bool valid) {
   if (valid && lane == leader) old = atomic_add(&counters[b], (uint)popcount(peers));
   old = shfl_idx_u32(old, leader);
   return old + (uint)popcount(peers & ((1u << lane) - 1u));
+}
+#define BUMP(counters, b, valid) warp_bump((counters), (b), (valid))
+#elif USE_PTX
+/* The same result without match.any: a warp whose valid lanes share one
+ * bucket (sorted runs, few distinct keys) adds once; any other warp adds
+ * lane by lane. */
+inline uint warp_bump(local uint *counters, uint b, bool valid) {
+  uint lanes = warp_ballot(valid), lane = lane_id();
+  if (lanes == 0) return 0u;
+  uint leader = lowest_bit(lanes), b0 = shfl_idx_u32(b, leader);
+  if (warp_ballot(valid && b == b0) == lanes) {
+    uint old = 0;
+    if (lane == leader) old = atomic_add(&counters[b0], (uint)popcount(lanes));
+    old = shfl_idx_u32(old, leader);
+    return old + (uint)popcount(lanes & ((1u << lane) - 1u));
+  }
+  return valid ? atomic_inc(&counters[b]) : 0u;
 }
 #define BUMP(counters, b, valid) warp_bump((counters), (b), (valid))
 #elif WG_SIZE == 1
@@ -217,11 +244,14 @@ KERNEL void sample_histogram(const global KEY_T *keys, const global ulong *aux, 
   load_splitters(samples, &p, kind, desc, tree, spl);
   ulong first = p.a + c * chunk;
   ulong lo = max(p.begin, first), hi = min(p.end, first + chunk);
-  for (ulong v0 = first / SS_V; v0 * SS_V < hi; v0 += WG_SIZE) {
-    KEY_T k[SS_V];
-    bool valid[SS_V];
-    load_vector(keys, v0 + get_local_id(0), lo, hi, k, valid);
-    UNROLL_FULL for (uint l = 0; l < SS_V; l++)
+  for (ulong v0 = first / SS_V; v0 * SS_V < hi; v0 += WG_SIZE * SS_HIST_V) {
+    KEY_T k[SS_HIST_V * SS_V];
+    bool valid[SS_HIST_V * SS_V];
+    /* Every load of the round before the first count. */
+    UNROLL_FULL for (uint h = 0; h < SS_HIST_V; h++)
+      load_vector(keys, v0 + h * WG_SIZE + get_local_id(0), lo, hi, k + h * SS_V,
+                  valid + h * SS_V);
+    UNROLL_FULL for (uint l = 0; l < SS_HIST_V * SS_V; l++)
       BUMP(hist, classify(key_to_bits(k[l], kind, desc), p.logk, tree, spl), valid[l]);
   }
   WG_BARRIER();

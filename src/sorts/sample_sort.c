@@ -121,13 +121,27 @@ static unsigned compiled_k(const plan *p) { return p->k > DEFAULT_K ? p->k : DEF
 
 static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items) {
   const clsort__sort_job *job = p->job;
+  /* CLSORT_SAMPLE_SHAPE=MATCH:HIST_V[:ITEMS]: sample.cl's SS_MATCH and
+   * SS_HIST_V (and scatter_items' ITEMS), for bench/. Defaults measured on
+   * an H200 (2^24 / 2^26 u32 keys, one run): MATCH 0 1.116 / 3.990 ms,
+   * MATCH 1 (match.any) 1.283 / 4.675; HIST_V 4 no better (1.251 /
+   * 4.161); sorted, few-unique and staggered inputs no slower without
+   * match.any. */
+  unsigned f[3] = {0, 1, 0};
+  static const char *const name = "CLSORT_SAMPLE_SHAPE";
+  unsigned got = clsort__env_fields(name, f, 3);
+  if (got < 2 || !clsort__env_field_ok(name, "MATCH", f[0], 0, 1, ENV_ANY) ||
+      !clsort__env_field_ok(name, "HIST_V", f[1], 1, 8, ENV_POW2)) {
+    f[0] = 0;
+    f[1] = 1;
+  }
   char options[256];
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DOFFSET_T=%s -DSS_K=%u "
-           "-DSS_ITEMS=%u",
+           "-DSS_ITEMS=%u -DSS_MATCH=%u -DSS_HIST_V=%u",
            p->key_size == 8 ? "ulong" : "uint", p->key_size * 8, job->value_size ? 1 : 0,
            job->value_size == 8 ? "ulong" : "uint", p->wide ? "ulong" : "uint", compiled_k(p),
-           items);
+           items, f[0], f[1]);
   sample_kernels *k = &p->kern;
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_gather", &k->gather));
   FORWARD_IF_ERROR(
@@ -142,6 +156,10 @@ static unsigned scatter_items(const clsort_context *ctx, const plan *p) {
   size_t wg = ctx->tuning.wg_size;
   if (wg == 1) return 4;
   unsigned items = p->key_size == 8 ? 8 : 16;
+  unsigned f[3] = {0, 0, 0};
+  if (clsort__env_fields("CLSORT_SAMPLE_SHAPE", f, 3) == 3 && f[2] >= 16 / p->key_size &&
+      f[2] <= 32 && (f[2] & (f[2] - 1)) == 0)
+    items = f[2];
   size_t per_key = p->key_size + 2 + (p->job->value_size ? 2 : 0);
   size_t k = compiled_k(p);
   size_t fixed = (2 * k - 1) * (12 + p->offset_size) + 2 * k * p->key_size + wg * 4 + 1024;
