@@ -144,8 +144,11 @@ static size_t plan_bytes(size_t tiles) {
  * be freed or rewritten on return. */
 static clsort_status upload_plan(clsort_context *ctx, const plan *p, cl_mem buffer) {
   size_t tile_bytes = (p->count + 1) * 4 * sizeof(cl_uint);
-  FORWARD_IF_ERROR(CL_CHECK(
-      clEnqueueWriteBuffer(ctx->queue, buffer, CL_FALSE, 0, tile_bytes, p->tiles, 0, NULL, NULL)));
+  /* The range plan has no heads, and a write of 0 bytes is an error. */
+  bool heads = p->heads_count > 0;
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, buffer, heads ? CL_FALSE : CL_TRUE, 0,
+                                                 tile_bytes, p->tiles, 0, NULL, NULL)));
+  if (!heads) return CLSORT_SUCCESS;
   return CL_CHECK(clEnqueueWriteBuffer(ctx->queue, buffer, CL_TRUE, tile_bytes,
                                        p->heads_count * sizeof(cl_ushort), p->heads, 0, NULL,
                                        NULL));
@@ -288,7 +291,7 @@ clsort_status clsort__ranges_sort(clsort_context *ctx, const clsort__sort_job *j
                                   void *host) {
   plan h;
   h.tiles = host;
-  h.heads = (cl_ushort *)(void *)(h.tiles + 4 * (count + 1));
+  h.heads = NULL; /* one segment a tile: no heads */
   make_range_plan(ranges, count, r->tile, &h);
   clsort__debug("ranges: %zu ranges in %zu tiles of up to %zu keys", count, h.count, r->tile);
   if (h.count == 0) return CLSORT_SUCCESS;
