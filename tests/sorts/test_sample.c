@@ -186,6 +186,25 @@ T_TEST(sample_config) {
   }
 }
 
+/* CLSORT_SAMPLE_LEAF=bitonic: on a GPU shape, the buckets finished by the
+ * segmented bitonic sort (a bucket per work-group, copies out of scratch
+ * first) instead of the packed block sort that is the default there.
+ * _i = case: the type, and the size with its direction. */
+T_TEST(sample_leaf_bitonic) {
+  t_rng r;
+  t_rng_init(&r, "sample_leaf_bitonic");
+  r.s[0] ^= (uint64_t)_i;
+  t_setenv("CLSORT_SAMPLE_LEAF", "bitonic");
+  clsort_type t = t_all_types[_i % 6];
+  if (t_skip_type(t) || !type_in_part(t)) return;
+  size_t n = _i % 2 ? 50021 : 20 * tile_of(t, 8) + 1;
+  for (int dist = 0; dist < 2; dist++) {
+    clsort_options o = sample(_i % 2 == dist);
+    t_label("CLSORT_SAMPLE_LEAF=bitonic");
+    t_check_dist(&r, t, dist ? D_FEW : D_UNIFORM, n, &o, MODES_ALL);
+  }
+}
+
 /* ------------------------------------------------------- special values */
 static clsort_options specials_options(size_t s, bool desc) {
   (void)s;
@@ -452,6 +471,7 @@ static void add(Suite *s, unsigned tiers) {
     if (t_part_selected("tiled")) {
       TCase *tc = t_shape_tcase(s, "tiled", tiled_setup);
       add_common(tc);
+      tcase_add_loop_test(tc, sample_leaf_bitonic, 0, 6);
     }
   }
   if (tiers & T_SLOW) {
