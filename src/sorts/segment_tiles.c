@@ -22,12 +22,21 @@ static clsort__block_shape shape_for(const clsort_context *ctx, const clsort__so
   return clsort__block_shape_for(ctx, clsort_type_size(job->type) + job->value_size + 2);
 }
 
-size_t clsort__packed_tile(const clsort_context *ctx, const clsort__sort_job *job) {
-  if (ctx->tuning.cpu_shape) return 0;
-  clsort__block_shape b = shape_for(ctx, job);
-  /* A tile's key count travels in 16 bits of its plan word. */
+/* The block sort's shape for whole tiles (no segment per key): the
+ * ranges of the sample sort. */
+static clsort__block_shape range_shape(const clsort_context *ctx, const clsort__sort_job *job) {
+  return clsort__block_shape_for(ctx, clsort_type_size(job->type) + job->value_size);
+}
+
+/* The tile of shape b, 0 where the context has no GPU shape. A tile's key
+ * count travels in 16 bits of its plan word. */
+static size_t tile_of(const clsort_context *ctx, clsort__block_shape b) {
   size_t tile = (size_t)b.wg * b.items;
-  return b.wg > 1 && tile < 65536 ? tile : 0;
+  return !ctx->tuning.cpu_shape && b.wg > 1 && tile < 65536 ? tile : 0;
+}
+
+size_t clsort__packed_tile(const clsort_context *ctx, const clsort__sort_job *job) {
+  return tile_of(ctx, shape_for(ctx, job));
 }
 
 /* The plan the kernel reads (block_sort.cl's segment_sort_tiles): a
@@ -154,16 +163,20 @@ static clsort_status upload_plan(clsort_context *ctx, const plan *p, cl_mem buff
                                        NULL));
 }
 
+/* The block sort of shape b as segment_sort_tiles, or (ranges) as
+ * range_sort_tiles. */
 static clsort_status tiles_kernel(clsort_context *ctx, const clsort__sort_job *job,
-                                  clsort__block_shape b, cl_kernel *out) {
+                                  clsort__block_shape b, bool ranges, cl_kernel *out) {
   size_t ks = clsort_type_size(job->type);
   char options[192];
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DBS_WG=%u -DBS_ITEMS=%u "
-           "-DBS_SEGMENTED=1",
+           "-D%s=1",
            ks == 8 ? "ulong" : "uint", ks * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", b.wg, b.items);
-  return clsort__get_kernel(ctx, &tile_spec, options, "segment_sort_tiles", out);
+           job->value_size == 8 ? "ulong" : "uint", b.wg, b.items,
+           ranges ? "BS_RANGES" : "BS_SEGMENTED");
+  return clsort__get_kernel(ctx, &tile_spec, options,
+                            ranges ? "range_sort_tiles" : "segment_sort_tiles", out);
 }
 
 /* Segments of `len` keys each (the last one may hold fewer): as many
@@ -209,7 +222,7 @@ clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job
   }
   clsort__block_shape b = shape_for(ctx, job);
   out->wg = b.wg;
-  FORWARD_IF_ERROR(tiles_kernel(ctx, job, b, &out->kernel));
+  FORWARD_IF_ERROR(tiles_kernel(ctx, job, b, false, &out->kernel));
   if ((equal_len > 0 && equal_len <= tile) || whole_tiles) {
     plan_equal(job->n, whole_tiles ? tile : equal_len, tile, out);
     /* Any buffer stands for the plan the kernel does not read. */
@@ -254,16 +267,8 @@ clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *jo
 }
 
 /* ---------------------------------------------- key-ordered ranges */
-/* The block sort of whole tiles (no segment per key): its tile. */
-static clsort__block_shape range_shape(const clsort_context *ctx, const clsort__sort_job *job) {
-  return clsort__block_shape_for(ctx, clsort_type_size(job->type) + job->value_size);
-}
-
 size_t clsort__ranges_tile(const clsort_context *ctx, const clsort__sort_job *job) {
-  if (ctx->tuning.cpu_shape) return 0;
-  clsort__block_shape b = range_shape(ctx, job);
-  size_t tile = (size_t)b.wg * b.items;
-  return b.wg > 1 && tile < 65536 ? tile : 0;
+  return tile_of(ctx, range_shape(ctx, job));
 }
 
 size_t clsort__ranges_plan_bytes(size_t count) { return plan_bytes(count); }
@@ -275,14 +280,7 @@ clsort_status clsort__ranges_prepare(clsort_context *ctx, const clsort__sort_job
   RETURN_IF(out->tile == 0, CLSORT_ERROR_UNSUPPORTED, "sorting ranges in tiles needs a GPU shape");
   clsort__block_shape b = range_shape(ctx, job);
   out->wg = b.wg;
-  size_t ks = clsort_type_size(job->type);
-  char options[192];
-  snprintf(options, sizeof options,
-           "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DBS_WG=%u -DBS_ITEMS=%u "
-           "-DBS_RANGES=1",
-           ks == 8 ? "ulong" : "uint", ks * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", b.wg, b.items);
-  return clsort__get_kernel(ctx, &tile_spec, options, "range_sort_tiles", &out->kernel);
+  return tiles_kernel(ctx, job, b, true, &out->kernel);
 }
 
 clsort_status clsort__ranges_sort(clsort_context *ctx, const clsort__sort_job *job,
