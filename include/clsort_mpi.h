@@ -18,7 +18,10 @@
  * on the node) short-lived threads fault in the receive buffer's pages
  * (the kernel zeroes each page at its first write, which one thread inside
  * MPI_Alltoallv would otherwise do alone); CLSORT_MPI_PRETOUCH=0 in the
- * environment leaves that out. */
+ * environment leaves that out. During each exchange as many threads copy
+ * the part of the data that stays on this rank, beside the calling
+ * thread's MPI call. Only the calling thread calls MPI, so
+ * MPI_THREAD_FUNNELED suffices. */
 #ifndef CLSORT_MPI_H
 #define CLSORT_MPI_H
 

@@ -6,7 +6,6 @@
 
 #include <limits.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* The most bytes one int-counted message or displacement may hold.
  * CLSORT_MPI_MAX_COUNT lowers it, so that tests reach the rounds with
@@ -133,7 +132,8 @@ static void tables_free(tables *t) {
 
 int clsort_mpi__alltoallv(const void *send, const uint64_t *send_counts,
                           const uint64_t *send_displs, void *recv, const uint64_t *recv_counts,
-                          const uint64_t *recv_displs, MPI_Comm comm, uint64_t *rounds) {
+                          const uint64_t *recv_displs, MPI_Comm comm, unsigned threads,
+                          uint64_t *rounds) {
   int size;
   MPI_Comm_size(comm, &size);
   bool forced;
@@ -148,13 +148,17 @@ int clsort_mpi__alltoallv(const void *send, const uint64_t *send_counts,
   uint64_t local = ok ? (mine[0] > mine[1] ? mine[0] : mine[1]) : UINT64_MAX, global;
   MPI_Allreduce(&local, &global, 1, MPI_UINT64_T, MPI_MAX, comm);
   *rounds = 0;
-  /* This rank's own part by memcpy, on every path: through MPI it took
-   * several times longer (the rebalance moves nearly all data to self). */
+  /* This rank's own part by memcpy on every path (through MPI it took
+   * several times longer; the rebalance moves nearly all data to self),
+   * in helper threads while this one is inside MPI: the copy then costs
+   * no time of its own, and several threads copy faster than one. */
   int rank;
   MPI_Comm_rank(comm, &rank);
+  clsort_mpi__helpers self = {.count = 0};
   if (global != UINT64_MAX && recv_counts[rank] > 0)
-    memcpy((unsigned char *)recv + recv_displs[rank],
-           (const unsigned char *)send + send_displs[rank], recv_counts[rank]);
+    clsort_mpi__helpers_start(&self, (unsigned char *)recv + recv_displs[rank],
+                              (const unsigned char *)send + send_displs[rank], recv_counts[rank],
+                              threads);
   int err;
   if (global == UINT64_MAX) {
     err = MPI_ERR_NO_MEM;
@@ -178,6 +182,7 @@ int clsort_mpi__alltoallv(const void *send, const uint64_t *send_counts,
     err = alltoallv_rounds(send, send_counts, send_displs, recv, recv_counts, recv_displs, size,
                            comm, limit, *rounds, t.requests);
   }
+  clsort_mpi__helpers_finish(&self);
   tables_free(&t);
   return err;
 }

@@ -15,54 +15,20 @@
  * per rank: touching every array moved the cost into the local sort). */
 #include "mpi_internal.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
-enum { HUGE_PAGE = 2 << 20, PAGE = 4096, MAX_TOUCHERS = 16 };
-/* Below this a second thread costs more than it saves. */
-#define BYTES_PER_TOUCHER ((size_t)16 << 20)
-
-typedef struct touch_share {
-  unsigned char *begin, *end;
-} touch_share;
-
-static void *touch(void *arg) {
-  touch_share *s = arg;
-  for (volatile unsigned char *p = s->begin; p < s->end; p += PAGE) *p = 0;
-  return NULL;
-}
+enum { HUGE_PAGE = 2 << 20, PAGE = 4096 };
 
 static void pretouch(unsigned char *p, size_t bytes, unsigned most) {
   const char *env = getenv("CLSORT_MPI_PRETOUCH");
   if (env && strcmp(env, "0") == 0) return;
-  size_t threads = bytes / BYTES_PER_TOUCHER;
-  if (threads > most) threads = most;
-  if (threads > MAX_TOUCHERS) threads = MAX_TOUCHERS;
-  if (threads < 2) return;
-  pthread_t tid[MAX_TOUCHERS];
-  touch_share share[MAX_TOUCHERS];
-  bool started[MAX_TOUCHERS];
-  size_t pages = (bytes + PAGE - 1) / PAGE;
-  for (size_t t = 0; t < threads; t++) {
-    share[t].begin = p + pages * t / threads * PAGE;
-    share[t].end = p + pages * (t + 1) / threads * PAGE;
-    if (share[t].end > p + bytes) share[t].end = p + bytes;
-    started[t] = pthread_create(&tid[t], NULL, touch, &share[t]) == 0;
-    if (!started[t]) touch(&share[t]); /* no thread: this one touches the share */
-  }
-  for (size_t t = 0; t < threads; t++)
-    if (started[t]) pthread_join(tid[t], NULL);
-}
-
-unsigned clsort_mpi__touch_threads(MPI_Comm comm) {
-  int local_rank, ranks;
-  clsort_mpi__node_ranks(comm, &local_rank, &ranks);
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  long share = (online > 0 ? online : 1) / (ranks > 0 ? ranks : 1);
-  return share > 1 ? (unsigned)share : 1;
+  /* One thread alone would only fault the pages in earlier, not faster. */
+  if (most < 2 || bytes < 2 * clsort_mpi__helper_bytes()) return;
+  clsort_mpi__helpers h;
+  clsort_mpi__helpers_start(&h, p, NULL, bytes, most);
+  clsort_mpi__helpers_finish(&h);
 }
 
 clsort_status clsort_mpi__array_alloc(size_t bytes, unsigned touchers, clsort_mpi__array *a) {

@@ -3,6 +3,7 @@
 #ifndef CLSORT_MPI_INTERNAL_H
 #define CLSORT_MPI_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,9 +34,37 @@ typedef struct clsort_mpi__array {
   void *ptr;
 } clsort_mpi__array;
 clsort_status clsort_mpi__array_alloc(size_t bytes, unsigned touchers, clsort_mpi__array *a);
-/* This rank's share of its node's cores (collective over comm). */
-unsigned clsort_mpi__touch_threads(MPI_Comm comm);
 void clsort_mpi__array_free(clsort_mpi__array *a);
+
+/* -------------------------------------------------------- host_threads.c */
+/* This rank's share of its node's cores (collective over comm): the most
+ * helper threads its host work takes. */
+unsigned clsort_mpi__host_threads(MPI_Comm comm);
+
+#define CLSORT_MPI_MAX_HELPERS 16
+/* Bytes per helper thread: below this a thread costs more than it saves.
+ * 16 MiB; CLSORT_MPI_HELPER_BYTES lowers it, so that tests reach the
+ * threads with small data. */
+size_t clsort_mpi__helper_bytes(void);
+typedef struct clsort_mpi__share {
+  unsigned char *dst;
+  const unsigned char *src; /* NULL: touch dst's pages */
+  size_t bytes;
+} clsort_mpi__share;
+typedef struct clsort_mpi__helpers {
+  pthread_t tid[CLSORT_MPI_MAX_HELPERS];
+  bool started[CLSORT_MPI_MAX_HELPERS];
+  clsort_mpi__share share[CLSORT_MPI_MAX_HELPERS];
+  unsigned count;
+} clsort_mpi__helpers;
+/* Starts copying `bytes` from src to dst (src NULL: writing one byte of
+ * every page of dst, to fault it in) on up to `most` threads, one share of
+ * whole pages each; small jobs start no thread. The caller may go on (into
+ * MPI) while they run; clsort_mpi__helpers_finish waits for them and does
+ * any share whose thread did not start. */
+void clsort_mpi__helpers_start(clsort_mpi__helpers *h, void *dst, const void *src, size_t bytes,
+                               unsigned most);
+void clsort_mpi__helpers_finish(clsort_mpi__helpers *h);
 
 /* ---------------------------------------------------------- key_order.c */
 /* A key mapped to an unsigned number whose ascending order is libclsort's
@@ -50,10 +79,12 @@ uint64_t clsort_mpi__order_key(clsort_type type, const void *keys, size_t i, boo
  * at most the limit each. *rounds receives 0 for one collective, else the
  * number of rounds. Every rank reaches the same choice; when its small
  * tables cannot be allocated on some rank, every rank returns
- * MPI_ERR_NO_MEM before any data moves. */
+ * MPI_ERR_NO_MEM before any data moves. This rank's own part is copied
+ * by up to `threads` helper threads while the caller is inside MPI. */
 int clsort_mpi__alltoallv(const void *send, const uint64_t *send_counts,
                           const uint64_t *send_displs, void *recv, const uint64_t *recv_counts,
-                          const uint64_t *recv_displs, MPI_Comm comm, uint64_t *rounds);
+                          const uint64_t *recv_displs, MPI_Comm comm, unsigned threads,
+                          uint64_t *rounds);
 
 /* ---------------------------------------------------------- splitters.c */
 /* Where this rank's sorted run (n elements) is cut for each destination:

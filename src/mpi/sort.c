@@ -26,7 +26,7 @@ typedef struct job {
   void *keys, *values;
   uint64_t n;
   uint64_t *targets; /* size + 1: where each rank's slice starts, then the total */
-  unsigned touchers; /* threads that fault in the receive buffers (host_arrays.c) */
+  unsigned host_threads; /* helper threads for host work (host_threads.c) */
   clsort_mpi_stats stats;
 } job;
 
@@ -123,11 +123,13 @@ static clsort_status exchange(const job *j, const void *keys, const void *values
   uint64_t *bsc = rd + P, *bsd = bsc + P, *brc = bsd + P, *brd = brc + P;
   to_bytes(sc, sd, P, j->key_size, bsc, bsd);
   to_bytes(rc, rd, P, j->key_size, brc, brd);
-  int err = clsort_mpi__alltoallv(keys, bsc, bsd, out_keys, brc, brd, j->comm, rounds);
+  int err = clsort_mpi__alltoallv(keys, bsc, bsd, out_keys, brc, brd, j->comm, j->host_threads,
+                                  rounds);
   if (err == MPI_SUCCESS && j->value_size) {
     to_bytes(sc, sd, P, j->value_size, bsc, bsd);
     to_bytes(rc, rd, P, j->value_size, brc, brd);
-    err = clsort_mpi__alltoallv(values, bsc, bsd, out_values, brc, brd, j->comm, rounds);
+    err = clsort_mpi__alltoallv(values, bsc, bsd, out_values, brc, brd, j->comm, j->host_threads,
+                                rounds);
   }
   return mpi_status(err, "the exchange");
 }
@@ -232,9 +234,9 @@ static clsort_status run(job *j) {
     rd[p] = m;
     m += rc[p];
   }
-  st = clsort_mpi__array_alloc(m * j->key_size, j->touchers, &recv_keys);
+  st = clsort_mpi__array_alloc(m * j->key_size, j->host_threads, &recv_keys);
   if (st == CLSORT_SUCCESS && j->value_size)
-    st = clsort_mpi__array_alloc(m * j->value_size, j->touchers, &recv_values);
+    st = clsort_mpi__array_alloc(m * j->value_size, j->host_threads, &recv_values);
   st = clsort_mpi__agree(j->comm, st);
   if (st == CLSORT_SUCCESS)
     st = clsort_mpi__agree(j->comm, exchange(j, keys.ptr, values.ptr, tables, recv_keys.ptr,
@@ -300,7 +302,7 @@ static clsort_status sort_any(clsort_context *ctx, MPI_Comm comm, clsort_type ty
   j.descending = (j.options.flags & CLSORT_DESCENDING) != 0;
   MPI_Comm_rank(comm, &j.rank);
   MPI_Comm_size(comm, &j.size);
-  j.touchers = clsort_mpi__touch_threads(comm);
+  j.host_threads = clsort_mpi__host_threads(comm);
 
   /* Every check on every rank, before any data moves. */
   clsort_status st = clsort_mpi__agree(comm, check_local(&j, pairs));

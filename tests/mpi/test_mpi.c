@@ -493,6 +493,20 @@ static void fallback_cases(clsort_context *ctx) {
   unsetenv("CLSORT_MPI_MAX_COUNT");
 }
 
+/* Helper threads on small data (CLSORT_MPI_HELPER_BYTES set to a page):
+ * the exchanges' own parts copied beside MPI, the receive buffers
+ * touched first, in shares of pages. */
+static void helper_cases(clsort_context *ctx) {
+  setenv("CLSORT_MPI_HELPER_BYTES", "4096", 1);
+  scale = 60;
+  config keys = {CLSORT_U32, 0, 0, CLSORT_AUTO};
+  config pairs = {CLSORT_F64, 8, CLSORT_STABLE, CLSORT_AUTO};
+  run_case(ctx, &keys, UNIFORM, seed ^ 0x4e1d);
+  run_case(ctx, &pairs, ZIPF, seed ^ 0x4e1e);
+  scale = 1;
+  unsetenv("CLSORT_MPI_HELPER_BYTES");
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -556,8 +570,9 @@ int main(int argc, char **argv) {
   config radix = {CLSORT_I32, 4, 0, CLSORT_RADIX};
   run_case(ctx, &radix, FEW_UNIQUE, seed ^ 0x4ad1);
   fallback_cases(ctx);
+  helper_cases(ctx);
   error_cases(ctx);
-  cases += 3;
+  cases += 5;
 
   /* The host merge as well as the device's. */
   setenv("CLSORT_MPI_MERGE", "host", 1);

@@ -1,0 +1,72 @@
+/* host_threads.c: helper threads for the distributed sort's host work on
+ * large arrays: faulting in a fresh buffer's pages, and the copy of the
+ * part of an exchange that stays on this rank. One thread's memcpy or
+ * page faults reach a fraction of the host's memory bandwidth, and while
+ * the calling thread is inside MPI (the only thread that calls it) the
+ * helpers can move this rank's own data beside it. */
+#include "mpi_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { PAGE = 4096 };
+
+size_t clsort_mpi__helper_bytes(void) {
+  const char *text = getenv("CLSORT_MPI_HELPER_BYTES");
+  if (text && *text) {
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end == '\0' && v >= PAGE) return (size_t)v;
+  }
+  return (size_t)16 << 20;
+}
+
+unsigned clsort_mpi__host_threads(MPI_Comm comm) {
+  int local_rank, ranks;
+  clsort_mpi__node_ranks(comm, &local_rank, &ranks);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  long share = (online > 0 ? online : 1) / (ranks > 0 ? ranks : 1);
+  return share > 1 ? (unsigned)share : 1;
+}
+
+static void *run_share(void *arg) {
+  clsort_mpi__share *s = arg;
+  if (s->src)
+    memcpy(s->dst, s->src, s->bytes);
+  else
+    for (volatile unsigned char *p = s->dst; p < s->dst + s->bytes; p += PAGE) *p = 0;
+  return NULL;
+}
+
+void clsort_mpi__helpers_start(clsort_mpi__helpers *h, void *dst, const void *src, size_t bytes,
+                               unsigned most) {
+  size_t least = clsort_mpi__helper_bytes(), threads = bytes / least;
+  if (threads > most) threads = most;
+  if (threads > CLSORT_MPI_MAX_HELPERS) threads = CLSORT_MPI_MAX_HELPERS;
+  if (threads < 1) threads = 1;
+  h->count = (unsigned)threads;
+  /* Shares of whole pages, so that two threads never touch one page. */
+  size_t pages = (bytes + PAGE - 1) / PAGE;
+  for (size_t t = 0; t < threads; t++) {
+    clsort_mpi__share *s = &h->share[t];
+    size_t lo = pages * t / threads * PAGE, hi = pages * (t + 1) / threads * PAGE;
+    if (hi > bytes) hi = bytes;
+    if (lo > hi) lo = hi;
+    s->dst = (unsigned char *)dst + lo;
+    s->src = src ? (const unsigned char *)src + lo : NULL;
+    s->bytes = hi - lo;
+    h->started[t] = bytes >= least && pthread_create(&h->tid[t], NULL, run_share, s) == 0;
+  }
+}
+
+void clsort_mpi__helpers_finish(clsort_mpi__helpers *h) {
+  /* A share whose thread did not start is done here, by the caller. */
+  for (unsigned t = 0; t < h->count; t++) {
+    if (h->started[t])
+      pthread_join(h->tid[t], NULL);
+    else
+      run_share(&h->share[t]);
+  }
+  h->count = 0;
+}
