@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_SLOTS 16
 /* Copies one slot may gather (pieces of an out-of-core bucket); a slot
@@ -32,6 +33,35 @@ typedef struct clsort__pinned {
   size_t bytes;
   struct clsort__pinned *next;
 } clsort__pinned;
+
+/* With the debug log on, where a staged transfer's host time goes: the
+ * host copies (the first one, which nothing overlaps, apart), the waits
+ * for the link, and the whole call. */
+typedef struct trace {
+  bool on;
+  double start, copies, first_copy, waits, first_wait;
+  unsigned slots;
+} trace;
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static void trace_begin(trace *t) {
+  memset(t, 0, sizeof *t);
+  t->on = clsort__debug_enabled();
+  if (t->on) t->start = now_ms();
+}
+
+static void trace_end(const trace *t, const char *what, size_t bytes) {
+  if (!t->on) return;
+  clsort__debug("%s of %zu bytes in %u slots: %.3f ms; host copies %.3f ms (the first %.3f), "
+                "waits %.3f ms (the first %.3f)",
+                what, bytes, t->slots, now_ms() - t->start, t->copies, t->first_copy, t->waits,
+                t->first_wait);
+}
 
 bool clsort__staging_on(const clsort_context *ctx) {
   if (ctx->staging_off) return false;
@@ -115,11 +145,13 @@ void clsort__transfer_release(clsort_context *ctx) {
 }
 
 /* Takes the next slot, once the host may write it: its last copy is done. */
-static clsort_status take_slot(clsort__staging *s, unsigned *slot) {
+static clsort_status take_slot(clsort__staging *s, unsigned *slot, trace *t) {
   unsigned i = s->next;
   s->next = (s->next + 1) % s->slots;
   if (s->busy[i]) {
+    double t0 = t->on ? now_ms() : 0;
     cl_int err = clWaitForEvents(1, &s->busy[i]);
+    if (t->on) t->waits += now_ms() - t0;
     clReleaseEvent(s->busy[i]);
     s->busy[i] = NULL;
     FORWARD_IF_ERROR(CL_CHECK(err));
@@ -154,11 +186,17 @@ static void copy_share(void *arg, unsigned t, unsigned threads) {
   }
 }
 
-static void run_copies(clsort_context *ctx, slot_copy *c) {
+static void run_copies(clsort_context *ctx, slot_copy *c, trace *t) {
   c->plain = ctx->plain_copy;
   unsigned threads = (unsigned)clsort__min(clsort__host_thread_count(ctx),
                                            clsort__max(1, c->total / BYTES_PER_THREAD));
+  double t0 = t->on ? now_ms() : 0;
   clsort__parallel(ctx, threads, copy_share, c);
+  if (t->on) {
+    double ms = now_ms() - t0;
+    if (t->slots++ == 0) t->first_copy = ms;
+    t->copies += ms;
+  }
 }
 
 /* ---------------------------------------------------------------- upload */
@@ -173,13 +211,14 @@ typedef struct upload_state {
   size_t offset[MAX_RUNS]; /* device offset of each write; its bytes are copy.bytes */
   cl_uint num_wait;
   const cl_event *wait;
+  trace t;
 } upload_state;
 
 /* Copies the open slot's pieces in, then enqueues its device writes. */
 static clsort_status send_slot(upload_state *u) {
   if (!u->open) return CLSORT_SUCCESS;
   u->open = false;
-  run_copies(u->ctx, &u->copy);
+  run_copies(u->ctx, &u->copy, &u->t);
   clsort__staging *s = u->s;
   cl_event ev = NULL;
   for (unsigned j = 0; j < u->copy.count; j++) {
@@ -199,7 +238,7 @@ static clsort_status stage_piece(upload_state *u, const clsort__piece *p) {
     if (u->open && (u->copy.total == u->s->slot_bytes || u->copy.count == MAX_RUNS))
       FORWARD_IF_ERROR(send_slot(u));
     if (!u->open) {
-      FORWARD_IF_ERROR(take_slot(u->s, &u->slot));
+      FORWARD_IF_ERROR(take_slot(u->s, &u->slot, &u->t));
       u->open = true;
       u->copy.slot = u->s->host + (size_t)u->slot * u->s->slot_bytes;
       u->copy.count = 0;
@@ -248,10 +287,13 @@ clsort_status clsort__upload(clsort_context *ctx, const clsort__piece *pieces, s
   u->open = false;
   u->num_wait = num_wait;
   u->wait = wait;
+  trace_begin(&u->t);
+  size_t total = 0;
   clsort_status st = CLSORT_SUCCESS;
   for (size_t i = 0; i < count && st == CLSORT_SUCCESS; i++) {
     const clsort__piece *p = &pieces[i];
     if (p->bytes == 0) continue;
+    total += p->bytes;
     if (clsort__is_pinned(ctx, p->host, p->bytes)) {
       /* Pinned already: the link reads it directly. */
       st = send_slot(u);
@@ -263,6 +305,7 @@ clsort_status clsort__upload(clsort_context *ctx, const clsort__piece *pieces, s
     }
   }
   if (st == CLSORT_SUCCESS) st = send_slot(u);
+  trace_end(&u->t, "upload", total);
   free(u);
   if (st == CLSORT_SUCCESS && done) st = CL_CHECK(clEnqueueMarkerWithWaitList(s->up, 0, NULL, done));
   if (st == CLSORT_SUCCESS) st = CL_CHECK(clFlush(s->up));
@@ -312,6 +355,9 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
                      (unsigned char *)p->host + at, 0, NULL};
   }
   chunks = k;
+  trace t;
+  trace_begin(&t);
+  size_t total = 0;
   /* Keep every slot in flight: chunk i + slots is read as chunk i is
    * copied out of the slot they share. */
   size_t issued = 0, i = 0;
@@ -336,7 +382,13 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
       }
     }
     if (st == CLSORT_SUCCESS) st = CL_CHECK(clFlush(s->down));
+    double t0 = t.on ? now_ms() : 0;
     if (st == CLSORT_SUCCESS) st = CL_CHECK(clWaitForEvents(1, &c[i].ev));
+    if (t.on) {
+      double ms = now_ms() - t0;
+      if (i == 0) t.first_wait = ms;
+      t.waits += ms;
+    }
     if (st == CLSORT_SUCCESS) {
       slot_copy copy;
       copy.slot = s->host + (size_t)c[i].slot * s->slot_bytes;
@@ -346,13 +398,15 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
       copy.bytes[0] = c[i].bytes;
       copy.count = 1;
       copy.total = c[i].bytes;
-      run_copies(ctx, &copy);
+      run_copies(ctx, &copy, &t);
+      total += c[i].bytes;
     }
   }
   for (size_t j = 0; j < chunks; j++)
     if (c[j].ev) clReleaseEvent(c[j].ev);
   free(c);
   cl_int err = clFinish(s->down);
+  trace_end(&t, "download", total);
   return st != CLSORT_SUCCESS ? st : CL_CHECK(err);
 }
 
