@@ -216,13 +216,11 @@ typedef struct upload_state {
   trace t;
 } upload_state;
 
-/* The bytes of the next slot of a staged transfer with `left` bytes to
- * go. Nothing overlaps the end of a pipeline: an upload, which runs at
- * the host copies' rate (slower than the link on the H100 host), ends
- * with its last slot's transfer; a download, which runs at the link's,
- * with its last slot's host copy. So the last slots halve down to the
- * ramp's size, and that step is short. */
-static size_t slot_bytes_for(const clsort_context *ctx, size_t slot, size_t left) {
+/* The bytes of the next slot of an upload with `left` bytes to stage.
+ * The pipeline runs at the host copies' rate (slower than the link on the
+ * H100 host), so it ends one transfer after the last copy: the last slots
+ * halve down to the ramp's size, so that this transfer is short. */
+static size_t upload_slot_bytes(const clsort_context *ctx, size_t slot, size_t left) {
   size_t ramp = ctx->staging_ramp_bytes;
   if (ramp == 0 || ramp >= slot || left > slot) return slot;
   return clsort__max(ramp, (left / 2 + 4095) / 4096 * 4096);
@@ -254,7 +252,7 @@ static clsort_status stage_piece(upload_state *u, const clsort__piece *p) {
     if (!u->open) {
       FORWARD_IF_ERROR(take_slot(u->s, &u->slot, &u->t));
       u->open = true;
-      u->cap = slot_bytes_for(u->ctx, u->s->slot_bytes, u->left);
+      u->cap = upload_slot_bytes(u->ctx, u->s->slot_bytes, u->left);
       u->copy.slot = u->s->host + (size_t)u->slot * u->s->slot_bytes;
       u->copy.count = 0;
       u->copy.total = 0;
@@ -353,15 +351,16 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
   }
   clsort__staging *s;
   FORWARD_IF_ERROR(get_staging(ctx, &s));
-  /* The staged pieces in chunks of a slot, the last ones shorter
-   * (slot_bytes_for); pinned ones go straight. */
-  size_t chunks = 0, left = 0;
+  /* The staged pieces in slot-sized chunks; pinned ones go straight. The
+   * first chunks double from the ramp's size: the first host copy waits
+   * for the sort and the first chunk's transfer, which is then short. */
+  size_t ramp = ctx->staging_ramp_bytes < s->slot_bytes ? ctx->staging_ramp_bytes : 0;
+  size_t chunks = 0;
   for (size_t i = 0; i < count; i++)
-    if (!clsort__is_pinned(ctx, pieces[i].host, pieces[i].bytes)) {
+    if (!clsort__is_pinned(ctx, pieces[i].host, pieces[i].bytes))
       chunks += clsort__div_up(pieces[i].bytes, s->slot_bytes);
-      left += pieces[i].bytes;
-    }
   chunks += 64; /* the ramp's extra chunks: at most log2(slot / ramp) + 1 */
+  size_t size = ramp ? ramp : s->slot_bytes;
   chunk *c = clsort__malloc(ctx, (chunks + 1) * sizeof *c);
   RETURN_IF(!c, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a download's plan");
   clsort_status st = CLSORT_SUCCESS;
@@ -374,9 +373,10 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
                                         num_wait, wait, NULL));
       continue;
     }
-    for (size_t at = 0, len; at < p->bytes; at += len, left -= len, k++) {
-      len = clsort__min(slot_bytes_for(ctx, s->slot_bytes, left), p->bytes - at);
+    for (size_t at = 0, len; at < p->bytes; at += len, k++) {
+      len = clsort__min(size, p->bytes - at);
       c[k] = (chunk){p->mem, p->offset + at, len, (unsigned char *)p->host + at, 0, NULL};
+      size = clsort__min(2 * size, s->slot_bytes);
     }
   }
   chunks = k;
