@@ -211,20 +211,8 @@ typedef struct upload_state {
   size_t offset[MAX_RUNS]; /* device offset of each write; its bytes are copy.bytes */
   cl_uint num_wait;
   const cl_event *wait;
-  size_t left; /* staged bytes not yet in a slot */
-  size_t cap;  /* the open slot's bytes */
   trace t;
 } upload_state;
-
-/* The bytes of the next slot of an upload with `left` bytes to stage.
- * The pipeline runs at the host copies' rate (slower than the link on the
- * H100 host), so it ends one transfer after the last copy: the last slots
- * halve down to the ramp's size, so that this transfer is short. */
-static size_t upload_slot_bytes(const clsort_context *ctx, size_t slot, size_t left) {
-  size_t ramp = ctx->staging_ramp_bytes;
-  if (ramp == 0 || ramp >= slot || left > slot) return slot;
-  return clsort__max(ramp, (left / 2 + 4095) / 4096 * 4096);
-}
 
 /* Copies the open slot's pieces in, then enqueues its device writes. */
 static clsort_status send_slot(upload_state *u) {
@@ -247,17 +235,16 @@ static clsort_status stage_piece(upload_state *u, const clsort__piece *p) {
   const unsigned char *src = p->host;
   size_t offset = p->offset, left = p->bytes;
   while (left > 0) {
-    if (u->open && (u->copy.total == u->cap || u->copy.count == MAX_RUNS))
+    if (u->open && (u->copy.total == u->s->slot_bytes || u->copy.count == MAX_RUNS))
       FORWARD_IF_ERROR(send_slot(u));
     if (!u->open) {
       FORWARD_IF_ERROR(take_slot(u->s, &u->slot, &u->t));
       u->open = true;
-      u->cap = upload_slot_bytes(u->ctx, u->s->slot_bytes, u->left);
       u->copy.slot = u->s->host + (size_t)u->slot * u->s->slot_bytes;
       u->copy.count = 0;
       u->copy.total = 0;
     }
-    size_t take = clsort__min(left, u->cap - u->copy.total);
+    size_t take = clsort__min(left, u->s->slot_bytes - u->copy.total);
     unsigned j = u->copy.count;
     /* A piece that continues the last one's device range joins its write. */
     if (j > 0 && u->mem[j - 1] == p->mem && u->offset[j - 1] + u->copy.bytes[j - 1] == offset &&
@@ -273,7 +260,6 @@ static clsort_status stage_piece(upload_state *u, const clsort__piece *p) {
       u->copy.count++;
     }
     u->copy.total += take;
-    u->left -= take;
     src += take;
     offset += take;
     left -= take;
@@ -303,10 +289,6 @@ clsort_status clsort__upload(clsort_context *ctx, const clsort__piece *pieces, s
   u->wait = wait;
   trace_begin(&u->t);
   size_t total = 0;
-  u->left = 0;
-  for (size_t i = 0; i < count; i++)
-    if (pieces[i].bytes && !clsort__is_pinned(ctx, pieces[i].host, pieces[i].bytes))
-      u->left += pieces[i].bytes;
   clsort_status st = CLSORT_SUCCESS;
   for (size_t i = 0; i < count && st == CLSORT_SUCCESS; i++) {
     const clsort__piece *p = &pieces[i];
@@ -351,16 +333,11 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
   }
   clsort__staging *s;
   FORWARD_IF_ERROR(get_staging(ctx, &s));
-  /* The staged pieces in slot-sized chunks; pinned ones go straight. The
-   * first chunks double from the ramp's size: the first host copy waits
-   * for the sort and the first chunk's transfer, which is then short. */
-  size_t ramp = ctx->staging_ramp_bytes < s->slot_bytes ? ctx->staging_ramp_bytes : 0;
+  /* The staged pieces in slot-sized chunks; pinned ones go straight. */
   size_t chunks = 0;
   for (size_t i = 0; i < count; i++)
     if (!clsort__is_pinned(ctx, pieces[i].host, pieces[i].bytes))
       chunks += clsort__div_up(pieces[i].bytes, s->slot_bytes);
-  chunks += 64; /* the ramp's extra chunks: at most log2(slot / ramp) + 1 */
-  size_t size = ramp ? ramp : s->slot_bytes;
   chunk *c = clsort__malloc(ctx, (chunks + 1) * sizeof *c);
   RETURN_IF(!c, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a download's plan");
   clsort_status st = CLSORT_SUCCESS;
@@ -373,11 +350,9 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
                                         num_wait, wait, NULL));
       continue;
     }
-    for (size_t at = 0, len; at < p->bytes; at += len, k++) {
-      len = clsort__min(size, p->bytes - at);
-      c[k] = (chunk){p->mem, p->offset + at, len, (unsigned char *)p->host + at, 0, NULL};
-      size = clsort__min(2 * size, s->slot_bytes);
-    }
+    for (size_t at = 0; at < p->bytes; at += s->slot_bytes, k++)
+      c[k] = (chunk){p->mem, p->offset + at, clsort__min(s->slot_bytes, p->bytes - at),
+                     (unsigned char *)p->host + at, 0, NULL};
   }
   chunks = k;
   trace t;
