@@ -95,6 +95,15 @@
 #endif
 #define KEY_V CAT(KEY_T, SS_V)
 #define ID_V CAT(ushort, SS_V) /* the buckets of one vector of keys */
+/* An ID_V from and to SS_V buckets (uint b[SS_V]), component by component:
+ * no vload/vstore of ushort, which the NVPTX check's prelude lacks. */
+#if SS_V == 4
+#define ID_PACK(b) ((ID_V)((ushort)(b)[0], (ushort)(b)[1], (ushort)(b)[2], (ushort)(b)[3]))
+#define ID_UNPACK(x, b) ((b)[0] = (x).s0, (b)[1] = (x).s1, (b)[2] = (x).s2, (b)[3] = (x).s3)
+#else
+#define ID_PACK(b) ((ID_V)((ushort)(b)[0], (ushort)(b)[1]))
+#define ID_UNPACK(x, b) ((b)[0] = (x).s0, (b)[1] = (x).s1)
+#endif
 
 /* A parent record: P_WORDS ulongs. */
 #define P_BEGIN 0  /* the parent's keys: [begin, end) of the source buffer */
@@ -219,9 +228,7 @@ inline void load_vector(const global KEY_T *keys, ulong v, ulong lo, ulong hi, K
 inline void store_ids(global ushort *ids, ulong v, ulong lo, ulong hi, const uint *b) {
   ulong e = v * SS_V;
   if (e >= lo && e + SS_V <= hi) {
-    ushort t[SS_V];
-    UNROLL_FULL for (uint l = 0; l < SS_V; l++) t[l] = (ushort)b[l];
-    ((global ID_V *)ids)[v] = CAT(vload, SS_V)(0, t);
+    ((global ID_V *)ids)[v] = ID_PACK(b);
   } else {
     UNROLL_FULL for (uint l = 0; l < SS_V; l++)
       if (e + l >= lo && e + l < hi) ids[e + l] = (ushort)b[l];
@@ -233,9 +240,8 @@ inline void store_ids(global ushort *ids, ulong v, ulong lo, ulong hi, const uin
 inline void load_ids(const global ushort *ids, ulong v, ulong lo, ulong hi, uint *b) {
   ulong e = v * SS_V;
   if (e >= lo && e + SS_V <= hi) {
-    ushort t[SS_V];
-    CAT(vstore, SS_V)(((const global ID_V *)ids)[v], 0, t);
-    UNROLL_FULL for (uint l = 0; l < SS_V; l++) b[l] = t[l];
+    ID_V x = ((const global ID_V *)ids)[v];
+    ID_UNPACK(x, b);
   } else {
     UNROLL_FULL for (uint l = 0; l < SS_V; l++)
       b[l] = e + l >= lo && e + l < hi ? ids[e + l] : 0u;
