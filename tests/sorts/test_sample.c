@@ -293,14 +293,29 @@ T_TEST(sample_buffer_form) {
 
 /* The scratch memory of the radix sort's promise, each form on a fresh
  * context: keys only n keys, pairs n keys + n values, argsort 2n keys + n
- * indices, plus tables and samples of a few MB; the host forms also stage
- * the caller's arrays, and each scratch buffer is rounded up by an eighth. */
+ * indices, plus tables and samples of a few MB, and on GPU shapes 2n
+ * bytes of bucket ids (what clsort_scratch_bytes gives with them beyond
+ * CLSORT_SAMPLE_IDS=0: none, or 2n rounded to the buffer alignment); the
+ * host forms also stage the caller's arrays, and each scratch buffer is
+ * rounded up by an eighth. */
 T_TEST(sample_scratch_memory) {
   clsort_type t = _i ? CLSORT_U64 : CLSORT_U32;
   if (!type_in_part(t)) return;
   size_t n = ((size_t)1 << 20) + 3, es = clsort_type_size(t), vs = 8 - 4 * (size_t)_i;
   const size_t tables = (size_t)4 << 20;
   const clsort_options o = sample(false);
+  size_t with_ids, without;
+  t_label("clsort_scratch_bytes %s n=%zu, CLSORT_SAMPLE_IDS=0 and 1", clsort_type_name(t), n);
+  t_setenv("CLSORT_SAMPLE_IDS", "0");
+  ASSERT_OK(clsort_scratch_bytes(T_CTX, CLSORT_OP_SORT, t, n, 0, &o, &without));
+  t_setenv("CLSORT_SAMPLE_IDS", "1");
+  ASSERT_OK(clsort_scratch_bytes(T_CTX, CLSORT_OP_SORT, t, n, 0, &o, &with_ids));
+  ASSERT_GE_U64(with_ids, without);
+  size_t ids = with_ids - without;
+  if (ids) {
+    ASSERT_GE_U64(ids, 2 * n);
+    ASSERT_LT_U64(ids, 2 * n + 4096);
+  }
   t_rng r;
   t_rng_init(&r, "sample_scratch_memory");
   unsigned char *keys = t_alloc(n * es), *vals = t_alloc(n * 8);
@@ -319,11 +334,11 @@ T_TEST(sample_scratch_memory) {
       ASSERT_CL(clFinish(clsort_context_queue(c)));
       if (bv) t_release_now(bv);
       t_release_now(bk);
-      bound = n * es + (form ? n * vs : 0);
+      bound = n * es + (form ? n * vs : 0) + ids;
     } else {
       t_label("scratch of argsort %s n=%zu, %zu-byte indices", clsort_type_name(t), n, vs);
       ASSERT_OK(clsort_argsort(c, t, keys, vals, vs, n, &o));
-      bound = 2 * n * es + n * vs + (n * es + n * vs);
+      bound = 2 * n * es + n * vs + (n * es + n * vs) + ids;
     }
     ASSERT_LE_U64(clsort__scratch_bytes(c), bound + bound / 8 + tables);
     t_release_now(c);
