@@ -125,7 +125,7 @@ static unsigned oversampling_for(const plan *p, size_t size, unsigned k, unsigne
  * argument, so every k up to the default shares one variant. */
 static unsigned compiled_k(const plan *p) { return p->k > DEFAULT_K ? p->k : DEFAULT_K; }
 
-static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items) {
+static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items, bool ids) {
   const clsort__sort_job *job = p->job;
   /* CLSORT_SAMPLE_SHAPE=MATCH:HIST_V[:ITEMS]: sample.cl's SS_MATCH and
    * SS_HIST_V (and scatter_items' ITEMS), for bench/. Defaults measured on
@@ -147,7 +147,7 @@ static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items) {
            "-DSS_ITEMS=%u -DSS_MATCH=%u -DSS_HIST_V=%u -DSS_IDS=%d",
            p->key_size == 8 ? "ulong" : "uint", p->key_size * 8, job->value_size ? 1 : 0,
            job->value_size == 8 ? "ulong" : "uint", p->wide ? "ulong" : "uint", compiled_k(p),
-           items, f[0], f[1], p->ids ? 1 : 0);
+           items, f[0], f[1], ids ? 1 : 0);
   sample_kernels *k = &p->kern;
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_gather", &k->gather));
   FORWARD_IF_ERROR(
@@ -181,24 +181,28 @@ static bool memory_short(clsort_status st) {
          st == CLSORT_ERROR_OUT_OF_MEMORY;
 }
 
-/* The ids buffer (plan's `ids`): n ushorts in the slot that no other sort
- * uses, on multi-work-item groups unless CLSORT_SAMPLE_IDS=0, and
- * acquired after every buffer the sort cannot do without, so that under
- * a memory limit it takes only what they leave. */
-static clsort_status acquire_ids(clsort_context *ctx, plan *p) {
-  p->ids = NULL;
+/* Whether the sort asks for the ids: on multi-work-item groups, unless
+ * CLSORT_SAMPLE_IDS=0 (bench/ compares the two). */
+static bool wants_ids(const clsort_context *ctx) {
   unsigned f[1] = {1};
   static const char *const name = "CLSORT_SAMPLE_IDS";
-  if (clsort__env_fields(name, f, 1) == 1 && !clsort__env_field_ok(name, "IDS", f[0], 0, 1, ENV_ANY))
-    f[0] = 1;
-  if (ctx->tuning.wg_size == 1 || f[0] == 0) return CLSORT_SUCCESS;
+  bool off = clsort__env_fields(name, f, 1) == 1 &&
+             clsort__env_field_ok(name, "IDS", f[0], 0, 1, ENV_ANY) && f[0] == 0;
+  return ctx->tuning.wg_size > 1 && !off;
+}
+
+/* The ids buffer (plan's `ids`): n ushorts in the slot that no other sort
+ * uses, acquired after every buffer the sort cannot do without, so that
+ * under a memory limit it takes only what they leave. Without memory for
+ * it the kernels that classify twice replace those built for the ids. */
+static clsort_status acquire_ids(clsort_context *ctx, plan *p, unsigned items) {
   clsort_status st = clsort__scratch(ctx, SLOT_SORT_VALUES2, p->job->n * 2, &p->ids);
   if (st == CLSORT_SUCCESS || !memory_short(st)) return st;
   clsort__debug("sample: no memory for the bucket ids (%s); the scatter classifies again",
                 clsort_last_error_message());
   clsort__clear_error();
   p->ids = NULL;
-  return CLSORT_SUCCESS;
+  return get_kernels(ctx, p, items, false);
 }
 
 /* The capacities of one batch, and every buffer, sized from n so that no
@@ -211,6 +215,8 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
   unsigned items = scatter_items(ctx, p);
   p->dist_tile = wg == 1 ? 256 : wg * items;
   p->groups = clsort__max(1, (size_t)ctx->compute_units * ctx->tuning.groups_per_cu);
+  bool ids = wants_ids(ctx);
+  FORWARD_IF_ERROR(get_kernels(ctx, p, items, ids));
 
   /* Every parent is longer than a tile; each has at most 16 size / tile +
    * 2 buckets, so a batch's k sum stays below ksum_cap. */
@@ -266,9 +272,7 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
   p->next = p->cur + p->list_cap;
   p->counts = p->next + p->list_cap;
   p->leaf_plan = p->packed ? h + leaf_at : NULL;
-  /* The kernels last: whether they classify once depends on the ids. */
-  FORWARD_IF_ERROR(acquire_ids(ctx, p));
-  return get_kernels(ctx, p, items);
+  return ids ? acquire_ids(ctx, p, items) : CLSORT_SUCCESS;
 }
 
 /* Copies the finished buckets listed in p->copies from scratch to the
