@@ -14,6 +14,10 @@
  *                     histogram (default 1)
  *   SS_MATCH          NVIDIA: 1 aggregates a warp's counts by match.any;
  *                     0 (default) only warps whose keys share one bucket
+ *   SS_IDS            1: classify once (multi-work-item groups only): the
+ *                     histogram stores every key's bucket in `ids`, the
+ *                     scatter reads it back; 0 (default): the scatter
+ *                     classifies the keys again
  *
  * A level's parents ("large buckets", each longer than the small sort's
  * tile) are described by records of P_WORDS ulongs in `aux` (see P_*).
@@ -35,11 +39,22 @@
  *   1. sample_gather: a random sample of k*s keys of each parent
  *   2. the segmented bitonic sort sorts each parent's sample
  *   3. sample_histogram: table[table + b*chunks + c] = keys of chunk c in
- *      bucket b (bucket-major per parent, parents one after another)
+ *      bucket b (bucket-major per parent, parents one after another);
+ *      with SS_IDS also ids[i] = the bucket of the key at position i of
+ *      the source buffer, for every position i of a parent of the batch
  *   4. the shared scan, exclusive, over the whole table (phase 5)
  *   5. sample_scatter: the keys (and values) of each chunk to their
  *      buckets; chunk 0 also writes the parent's bucket sizes to `counts`
  *      for the host, which plans the next level from them.
+ *
+ * Classifying a key (logk dependent local reads) bounds both the
+ * histogram and the scatter on GPUs, not their memory traffic; SS_IDS
+ * pays 4 bytes of traffic per key (2 written, 2 read) to classify once.
+ * An id is stored at its key's position: a vector of keys that lies
+ * wholly inside a chunk has its ids stored and loaded as one vector of
+ * ushorts; a vector at a parent's edge, which it may share with a
+ * neighbouring parent of the batch, key by key and only for the parent's
+ * own keys, so that the neighbour's ids are never overwritten.
  */
 #if !defined(HAS_VALUES) || !defined(OFFSET_T) || !defined(SS_K) || !defined(SS_ITEMS)
 #error "sample.cl needs HAS_VALUES, OFFSET_T, SS_K and SS_ITEMS"
@@ -60,6 +75,12 @@
 #ifndef SS_MATCH
 #define SS_MATCH 0
 #endif
+#ifndef SS_IDS
+#define SS_IDS 0
+#endif
+#if SS_IDS && WG_SIZE == 1
+#error "SS_IDS is for multi-work-item groups: the serial scatter classifies once already"
+#endif
 #define NB_MAX (2 * SS_K - 1)
 #define SS_TILE (WG_SIZE * SS_ITEMS)
 #if SS_TILE > 65536
@@ -73,6 +94,16 @@
 #define SS_V 2
 #endif
 #define KEY_V CAT(KEY_T, SS_V)
+#define ID_V CAT(ushort, SS_V) /* the buckets of one vector of keys */
+/* An ID_V from and to SS_V buckets (uint b[SS_V]), component by component:
+ * no vload/vstore of ushort, which the NVPTX check's prelude lacks. */
+#if SS_V == 4
+#define ID_PACK(b) ((ID_V)((ushort)(b)[0], (ushort)(b)[1], (ushort)(b)[2], (ushort)(b)[3]))
+#define ID_UNPACK(x, b) ((b)[0] = (x).s0, (b)[1] = (x).s1, (b)[2] = (x).s2, (b)[3] = (x).s3)
+#else
+#define ID_PACK(b) ((ID_V)((ushort)(b)[0], (ushort)(b)[1]))
+#define ID_UNPACK(x, b) ((b)[0] = (x).s0, (b)[1] = (x).s1)
+#endif
 
 /* A parent record: P_WORDS ulongs. */
 #define P_BEGIN 0  /* the parent's keys: [begin, end) of the source buffer */
@@ -189,6 +220,35 @@ inline void load_vector(const global KEY_T *keys, ulong v, ulong lo, ulong hi, K
   }
 }
 
+#if SS_IDS
+/* Stores the buckets b[] of the keys of vector v that lie in [lo, hi) at
+ * their positions in ids, as load_vector reads the keys: a whole vector
+ * as one ushort vector, an edge key by key, writing no id of a key
+ * outside [lo, hi) (another parent's group may own it). */
+inline void store_ids(global ushort *ids, ulong v, ulong lo, ulong hi, const uint *b) {
+  ulong e = v * SS_V;
+  if (e >= lo && e + SS_V <= hi) {
+    ((global ID_V *)ids)[v] = ID_PACK(b);
+  } else {
+    UNROLL_FULL for (uint l = 0; l < SS_V; l++)
+      if (e + l >= lo && e + l < hi) ids[e + l] = (ushort)b[l];
+  }
+}
+
+/* The buckets that store_ids stored for the keys of vector v in [lo,
+ * hi); 0 for the others (which load_vector marks invalid). */
+inline void load_ids(const global ushort *ids, ulong v, ulong lo, ulong hi, uint *b) {
+  ulong e = v * SS_V;
+  if (e >= lo && e + SS_V <= hi) {
+    ID_V x = ((const global ID_V *)ids)[v];
+    ID_UNPACK(x, b);
+  } else {
+    UNROLL_FULL for (uint l = 0; l < SS_V; l++)
+      b[l] = e + l >= lo && e + l < hi ? ids[e + l] : 0u;
+  }
+}
+#endif
+
 #if USE_PTX && SS_MATCH
 /* Adds one per lane to counters[b] and returns the counter's old value
  * plus the lane's rank among the lanes of its warp with the same b. Those
@@ -230,11 +290,12 @@ inline uint warp_bump(local uint *counters, uint b, bool valid) {
 /* Step 3. Each group counts its chunk's keys per bucket in local memory
  * and writes its column of the parent's table: table[table + b * chunks +
  * c]. Keys are read as striped 16-byte vectors; every work-item makes the
- * same number of rounds. Work-group: WG_SIZE. Local: the splitters (2
- * SS_K keys) and NB_MAX counters. */
+ * same number of rounds. With SS_IDS each key's bucket also goes to
+ * ids[its position] (store_ids); else `ids` is not used. Work-group:
+ * WG_SIZE. Local: the splitters (2 SS_K keys) and NB_MAX counters. */
 KERNEL void sample_histogram(const global KEY_T *keys, const global ulong *aux, ulong parents_off,
                              uint num_parents, const global KEY_T *samples, ulong chunk, int kind,
-                             int desc, global OFFSET_T *table) {
+                             int desc, global OFFSET_T *table, global ushort *ids) {
   local KEY_T tree[SS_K], spl[SS_K];
   local uint hist[NB_MAX];
   ulong g = get_group_id(0);
@@ -251,8 +312,15 @@ KERNEL void sample_histogram(const global KEY_T *keys, const global ulong *aux, 
     UNROLL_FULL for (uint h = 0; h < SS_HIST_V; h++)
       load_vector(keys, v0 + h * WG_SIZE + get_local_id(0), lo, hi, k + h * SS_V,
                   valid + h * SS_V);
-    UNROLL_FULL for (uint l = 0; l < SS_HIST_V * SS_V; l++)
-      BUMP(hist, classify(key_to_bits(k[l], kind, desc), p.logk, tree, spl), valid[l]);
+    uint bucket[SS_HIST_V * SS_V];
+    UNROLL_FULL for (uint l = 0; l < SS_HIST_V * SS_V; l++) {
+      bucket[l] = classify(key_to_bits(k[l], kind, desc), p.logk, tree, spl);
+      BUMP(hist, bucket[l], valid[l]);
+    }
+#if SS_IDS
+    UNROLL_FULL for (uint h = 0; h < SS_HIST_V; h++)
+      store_ids(ids, v0 + h * WG_SIZE + get_local_id(0), lo, hi, bucket + h * SS_V);
+#endif
   }
   WG_BARRIER();
   for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE)
@@ -276,7 +344,7 @@ inline void write_counts(const parent_t *p, const global OFFSET_T *table, global
   const global KEY_T *keys_in, global KEY_T *keys_out, const global VALUE_T *vals_in,          \
       global VALUE_T *vals_out, global ulong *aux, ulong parents_off, uint num_parents,        \
       ulong counts_off, const global KEY_T *samples, ulong chunk, int kind, int desc,          \
-      const global OFFSET_T *table, int make_index
+      const global OFFSET_T *table, int make_index, const global ushort *ids
 
 #if WG_SIZE == 1
 /* Step 5 on one-work-item groups (the CPU shape): a serial counting
@@ -304,17 +372,21 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
 }
 #else
 /* Step 5. For each tile of its chunk (SS_TILE aligned positions), the
- * group classifies the keys, ranks them by bucket in local memory (the
+ * group classifies the keys (with SS_IDS: reads the buckets that the
+ * histogram stored for the same positions), ranks them by bucket in local memory (the
  * count of the key's bucket before it, from the counting atomic itself:
  * the order within a bucket is free), then writes each bucket's run to base[b] + (position - start
  * of the run), so that neighbouring work-items write neighbouring
  * addresses. A value is read from its key's position in the tile as the
  * key is written; it does not pass through local memory.
  * Work-group: WG_SIZE. Local: SS_TILE keys with 2-byte buckets (and
- * 2-byte positions), the splitters, and three NB_MAX-entry tables.
+ * 2-byte positions), the splitters (not with SS_IDS), and three
+ * NB_MAX-entry tables.
  * Loop invariant: base[b] = where the chunk's next key of bucket b goes. */
 KERNEL void sample_scatter(SCATTER_PARAMS) {
+#if !SS_IDS
   local KEY_T tree[SS_K], spl[SS_K];
+#endif
   local KEY_T lkeys[SS_TILE];
   local ushort lbucket[SS_TILE];
 #if HAS_VALUES
@@ -330,7 +402,9 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
   if (c == 0) write_counts(&p, table, (global OFFSET_T *)(aux + counts_off));
   for (uint b = lid; b < p.nb; b += WG_SIZE)
     base[b] = p.begin + table[p.table + b * p.chunks + c] - p.prefix;
+#if !SS_IDS
   load_splitters(samples, &p, kind, desc, tree, spl);
+#endif
   ulong first = p.a + c * chunk;
   ulong lo = max(p.begin, first), hi = min(p.end, first + chunk);
   for (ulong t0 = first; t0 < hi; t0 += SS_TILE) {
@@ -342,9 +416,18 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
     uint slot[SS_ITEMS]; /* bucket | rank within the tile's bucket << 16; ~0: none */
     UNROLL_FULL for (uint j = 0; j < SS_ITEMS / SS_V; j++) {
       bool valid[SS_V];
-      load_vector(keys_in, t0 / SS_V + j * WG_SIZE + lid, lo, hi, key + j * SS_V, valid);
+      ulong v = t0 / SS_V + j * WG_SIZE + lid;
+      load_vector(keys_in, v, lo, hi, key + j * SS_V, valid);
+#if SS_IDS
+      uint id[SS_V];
+      load_ids(ids, v, lo, hi, id);
+#endif
       UNROLL_FULL for (uint l = 0; l < SS_V; l++) {
+#if SS_IDS
+        uint b = id[l];
+#else
         uint b = classify(key_to_bits(key[j * SS_V + l], kind, desc), p.logk, tree, spl);
+#endif
         uint rank = BUMP(tile_count, b, valid[l]);
         slot[j * SS_V + l] = valid[l] ? b | rank << 16 : 0xFFFFFFFFu;
       }

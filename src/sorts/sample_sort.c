@@ -63,6 +63,12 @@ typedef struct plan {
   clsort__ranges leaf;
   void *leaf_plan; /* host side of the packed plan */
   cl_mem out_k, out_v, tmp_k, tmp_v, table, samples, aux;
+  /* Classify once (GPU shapes): the bucket of every key of a level, a
+   * ushort per position of the level's source buffer, written by the
+   * histogram and read by the scatter (sample.cl's SS_IDS). NULL: the
+   * scatter classifies again (the CPU shape; CLSORT_SAMPLE_IDS=0; no
+   * memory for it). */
+  cl_mem ids;
   /* Host side. */
   cl_ulong *parents, *sample_segs, *small, *small_sorted, *copies;
   void *counts;
@@ -119,7 +125,7 @@ static unsigned oversampling_for(const plan *p, size_t size, unsigned k, unsigne
  * argument, so every k up to the default shares one variant. */
 static unsigned compiled_k(const plan *p) { return p->k > DEFAULT_K ? p->k : DEFAULT_K; }
 
-static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items) {
+static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items, bool ids) {
   const clsort__sort_job *job = p->job;
   /* CLSORT_SAMPLE_SHAPE=MATCH:HIST_V[:ITEMS]: sample.cl's SS_MATCH and
    * SS_HIST_V (and scatter_items' ITEMS), for bench/. Defaults measured on
@@ -138,10 +144,10 @@ static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items) {
   char options[256];
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DOFFSET_T=%s -DSS_K=%u "
-           "-DSS_ITEMS=%u -DSS_MATCH=%u -DSS_HIST_V=%u",
+           "-DSS_ITEMS=%u -DSS_MATCH=%u -DSS_HIST_V=%u -DSS_IDS=%d",
            p->key_size == 8 ? "ulong" : "uint", p->key_size * 8, job->value_size ? 1 : 0,
            job->value_size == 8 ? "ulong" : "uint", p->wide ? "ulong" : "uint", compiled_k(p),
-           items, f[0], f[1]);
+           items, f[0], f[1], ids ? 1 : 0);
   sample_kernels *k = &p->kern;
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_gather", &k->gather));
   FORWARD_IF_ERROR(
@@ -167,6 +173,38 @@ static unsigned scatter_items(const clsort_context *ctx, const plan *p) {
   return items;
 }
 
+/* Whether a failed acquisition of the ids means only that memory is
+ * short (the memory limit, the allocation limit, the caller's scratch,
+ * the device): then the scatter classifies again instead. */
+static bool memory_short(clsort_status st) {
+  return st == CLSORT_ERROR_MEMORY_LIMIT || st == CLSORT_ERROR_TOO_LARGE ||
+         st == CLSORT_ERROR_OUT_OF_MEMORY;
+}
+
+/* Whether the sort asks for the ids: on multi-work-item groups, unless
+ * CLSORT_SAMPLE_IDS=0 (bench/ compares the two). */
+static bool wants_ids(const clsort_context *ctx) {
+  unsigned f[1] = {1};
+  static const char *const name = "CLSORT_SAMPLE_IDS";
+  bool off = clsort__env_fields(name, f, 1) == 1 &&
+             clsort__env_field_ok(name, "IDS", f[0], 0, 1, ENV_ANY) && f[0] == 0;
+  return ctx->tuning.wg_size > 1 && !off;
+}
+
+/* The ids buffer (plan's `ids`): n ushorts in the slot that no other sort
+ * uses, acquired after every buffer the sort cannot do without, so that
+ * under a memory limit it takes only what they leave. Without memory for
+ * it the kernels that classify twice replace those built for the ids. */
+static clsort_status acquire_ids(clsort_context *ctx, plan *p, unsigned items) {
+  clsort_status st = clsort__scratch(ctx, SLOT_SORT_VALUES2, p->job->n * 2, &p->ids);
+  if (st == CLSORT_SUCCESS || !memory_short(st)) return st;
+  clsort__debug("sample: no memory for the bucket ids (%s); the scatter classifies again",
+                clsort_last_error_message());
+  clsort__clear_error();
+  p->ids = NULL;
+  return get_kernels(ctx, p, items, false);
+}
+
 /* The capacities of one batch, and every buffer, sized from n so that no
  * allocation happens once the caller's buffers are being written. */
 static clsort_status prepare(clsort_context *ctx, plan *p) {
@@ -177,7 +215,8 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
   unsigned items = scatter_items(ctx, p);
   p->dist_tile = wg == 1 ? 256 : wg * items;
   p->groups = clsort__max(1, (size_t)ctx->compute_units * ctx->tuning.groups_per_cu);
-  FORWARD_IF_ERROR(get_kernels(ctx, p, items));
+  bool ids = wants_ids(ctx);
+  FORWARD_IF_ERROR(get_kernels(ctx, p, items, ids));
 
   /* Every parent is longer than a tile; each has at most 16 size / tile +
    * 2 buckets, so a batch's k sum stays below ksum_cap. */
@@ -233,7 +272,7 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
   p->next = p->cur + p->list_cap;
   p->counts = p->next + p->list_cap;
   p->leaf_plan = p->packed ? h + leaf_at : NULL;
-  return CLSORT_SUCCESS;
+  return ids ? acquire_ids(ctx, p, items) : CLSORT_SUCCESS;
 }
 
 /* Copies the finished buckets listed in p->copies from scratch to the
@@ -388,10 +427,16 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   FORWARD_IF_ERROR(clsort__launch(ctx, p->kern.gather, count * wg, wg, 5, gather, 0, NULL, NULL));
   p->sample_job.n = sample;
   FORWARD_IF_ERROR(clsort__sort_segments(ctx, &p->sample_job, p->aux, count));
-  clsort__arg hist[] = {ARG(io->src_k),   ARG(p->aux),  ARG(parents_off),
-                        ARG(num),         ARG(p->samples), ARG(chunk64),
-                        ARG(kind),        ARG(desc),    ARG(p->table)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, p->kern.histogram, first * wg, wg, 9, hist, 0, NULL, NULL));
+  /* Programs that classify twice ignore `ids`; any valid buffer will do.
+   * The histogram's ids of this batch are read by its scatter before the
+   * next batch's histogram runs: one in-order queue, and the blocking
+   * read of the counts ends every batch. */
+  cl_mem ids = p->ids ? p->ids : p->table;
+  clsort__arg hist[] = {ARG(io->src_k), ARG(p->aux),  ARG(parents_off), ARG(num),
+                        ARG(p->samples), ARG(chunk64), ARG(kind),        ARG(desc),
+                        ARG(p->table),  ARG(ids)};
+  FORWARD_IF_ERROR(
+      clsort__launch(ctx, p->kern.histogram, first * wg, wg, 10, hist, 0, NULL, NULL));
   FORWARD_IF_ERROR(clsort__scan(ctx, p->wide ? CLSORT_U64 : CLSORT_U32, CLSORT_SCAN_EXCLUSIVE,
                                 p->table, p->table, table));
   /* Keys-only programs ignore the value buffers; any valid buffer will do. */
@@ -399,9 +444,9 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   clsort__arg scatter[] = {ARG(io->src_k),   ARG(io->dst_k), ARG(sv),         ARG(dv),
                            ARG(p->aux),      ARG(parents_off), ARG(num),      ARG(counts_off),
                            ARG(p->samples),  ARG(chunk64),   ARG(kind),       ARG(desc),
-                           ARG(p->table),    ARG(make_index)};
+                           ARG(p->table),    ARG(make_index), ARG(ids)};
   FORWARD_IF_ERROR(
-      clsort__launch(ctx, p->kern.scatter, first * wg, wg, 14, scatter, 0, NULL, NULL));
+      clsort__launch(ctx, p->kern.scatter, first * wg, wg, 15, scatter, 0, NULL, NULL));
   /* The level's one round trip: the bucket sizes of every parent. */
   FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(ctx->queue, p->aux, CL_TRUE, p->aux_counts * 8,
                                                 counts * p->offset_size, p->counts, 0, NULL,

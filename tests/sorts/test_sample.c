@@ -7,7 +7,9 @@
  * overrides (two buckets per split, many levels, one parent per batch).
  * Parts: "32" and "64" (4- and 8-byte keys on the CPU shape, so that the
  * two compile different kernels at once), "tiled" (CLSORT_TUNING=16:16:2:
- * the multi-work-item scatter, a 256-key small-sort tile, deep recursion). */
+ * the multi-work-item scatter, a 256-key small-sort tile, deep recursion,
+ * the bucket ids that let it classify each key once, and the second
+ * classification without them). */
 #define _POSIX_C_SOURCE 200809L
 #include "sort_check.h"
 
@@ -205,6 +207,50 @@ T_TEST(sample_leaf_bitonic) {
   }
 }
 
+/* Classify once (the GPU shape, sample.cl's SS_IDS): the histogram keeps
+ * each key's bucket, 2 bytes a key, for the scatter. clsort_scratch_bytes
+ * counts them; a caller scratch with room for all but them still sorts
+ * (the scatter classifies again), as does CLSORT_SAMPLE_IDS=0 in the
+ * context's own memory, with one batch per level and with several parents
+ * a batch. The rest of the tiled part runs with the ids. _i = 0: u32 keys
+ * only; 1: i64 pairs with 8-byte values. */
+T_TEST(sample_ids) {
+  clsort_type t = _i ? CLSORT_I64 : CLSORT_U32;
+  if (t_skip_type(t)) return;
+  size_t n = 100003, vs = _i ? 8 : 0;
+  clsort_operation op = _i ? CLSORT_OP_SORT_PAIRS : CLSORT_OP_SORT;
+  clsort_options o = sample(_i == 1);
+  t_rng r;
+  t_rng_init(&r, "sample_ids");
+  r.s[0] ^= (uint64_t)_i;
+  size_t with_ids, without;
+  t_label("clsort_scratch_bytes %s n=%zu, CLSORT_SAMPLE_IDS=0 and 1", clsort_type_name(t), n);
+  t_setenv("CLSORT_SAMPLE_IDS", "0");
+  ASSERT_OK(clsort_scratch_bytes(T_CTX, op, t, n, vs, &o, &without));
+  t_setenv("CLSORT_SAMPLE_IDS", "1");
+  ASSERT_OK(clsort_scratch_bytes(T_CTX, op, t, n, vs, &o, &with_ids));
+  /* (plus the rounding up to the device's buffer alignment) */
+  ASSERT_GE_U64(with_ids, without + 2 * n);
+  ASSERT_LT_U64(with_ids, without + 2 * n + 4096);
+  const size_t rooms[2] = {without, with_ids};
+  for (int k = 0; k < 2; k++) {
+    ASSERT_OK(clsort_context_set_scratch(T_CTX, NULL, 0));
+    ASSERT_OK(clsort_context_set_scratch(T_CTX, t_buffer(rooms[k], NULL), rooms[k]));
+    t_label("%s n=%zu in a caller scratch of %zu bytes (%s the ids)", clsort_type_name(t), n,
+            rooms[k], k ? "with" : "without");
+    t_check_buffer_case(&r, t, n, k ? D_FEW : D_UNIFORM, &o, vs ? vs : 8, vs != 0, false);
+    ASSERT_EQ_U64(clsort_context_memory_used(T_CTX), 0);
+  }
+  ASSERT_OK(clsort_context_set_scratch(T_CTX, NULL, 0));
+  unsigned modes = _i ? 1u << M_PAIRS8 : 1u << M_KEYS;
+  t_setenv("CLSORT_SAMPLE_IDS", "0");
+  t_label("CLSORT_SAMPLE_IDS=0");
+  t_check_dist(&r, t, D_UNIFORM, n, &o, modes);
+  t_setenv("CLSORT_SAMPLE", "4:0:3");
+  t_label("CLSORT_SAMPLE_IDS=0 CLSORT_SAMPLE=4:0:3");
+  t_check_dist(&r, t, D_FEW, 50021, &o, modes);
+}
+
 /* ------------------------------------------------------- special values */
 static clsort_options specials_options(size_t s, bool desc) {
   (void)s;
@@ -247,14 +293,29 @@ T_TEST(sample_buffer_form) {
 
 /* The scratch memory of the radix sort's promise, each form on a fresh
  * context: keys only n keys, pairs n keys + n values, argsort 2n keys + n
- * indices, plus tables and samples of a few MB; the host forms also stage
- * the caller's arrays, and each scratch buffer is rounded up by an eighth. */
+ * indices, plus tables and samples of a few MB, and on GPU shapes 2n
+ * bytes of bucket ids (what clsort_scratch_bytes gives with them beyond
+ * CLSORT_SAMPLE_IDS=0: none, or 2n rounded to the buffer alignment); the
+ * host forms also stage the caller's arrays, and each scratch buffer is
+ * rounded up by an eighth. */
 T_TEST(sample_scratch_memory) {
   clsort_type t = _i ? CLSORT_U64 : CLSORT_U32;
   if (!type_in_part(t)) return;
   size_t n = ((size_t)1 << 20) + 3, es = clsort_type_size(t), vs = 8 - 4 * (size_t)_i;
   const size_t tables = (size_t)4 << 20;
   const clsort_options o = sample(false);
+  size_t with_ids, without;
+  t_label("clsort_scratch_bytes %s n=%zu, CLSORT_SAMPLE_IDS=0 and 1", clsort_type_name(t), n);
+  t_setenv("CLSORT_SAMPLE_IDS", "0");
+  ASSERT_OK(clsort_scratch_bytes(T_CTX, CLSORT_OP_SORT, t, n, 0, &o, &without));
+  t_setenv("CLSORT_SAMPLE_IDS", "1");
+  ASSERT_OK(clsort_scratch_bytes(T_CTX, CLSORT_OP_SORT, t, n, 0, &o, &with_ids));
+  ASSERT_GE_U64(with_ids, without);
+  size_t ids = with_ids - without;
+  if (ids) {
+    ASSERT_GE_U64(ids, 2 * n);
+    ASSERT_LT_U64(ids, 2 * n + 4096);
+  }
   t_rng r;
   t_rng_init(&r, "sample_scratch_memory");
   unsigned char *keys = t_alloc(n * es), *vals = t_alloc(n * 8);
@@ -273,11 +334,11 @@ T_TEST(sample_scratch_memory) {
       ASSERT_CL(clFinish(clsort_context_queue(c)));
       if (bv) t_release_now(bv);
       t_release_now(bk);
-      bound = n * es + (form ? n * vs : 0);
+      bound = n * es + (form ? n * vs : 0) + ids;
     } else {
       t_label("scratch of argsort %s n=%zu, %zu-byte indices", clsort_type_name(t), n, vs);
       ASSERT_OK(clsort_argsort(c, t, keys, vals, vs, n, &o));
-      bound = 2 * n * es + n * vs + (n * es + n * vs);
+      bound = 2 * n * es + n * vs + (n * es + n * vs) + ids;
     }
     ASSERT_LE_U64(clsort__scratch_bytes(c), bound + bound / 8 + tables);
     t_release_now(c);
@@ -472,6 +533,7 @@ static void add(Suite *s, unsigned tiers) {
       TCase *tc = t_shape_tcase(s, "tiled", tiled_setup);
       add_common(tc);
       tcase_add_loop_test(tc, sample_leaf_bitonic, 0, 6);
+      tcase_add_loop_test(tc, sample_ids, 0, 2);
     }
   }
   if (tiers & T_SLOW) {
