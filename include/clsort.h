@@ -163,7 +163,10 @@ typedef enum clsort_algorithm {
    * do bit ranges. Reads the bucket sizes back once per level (blocking),
    * so clsort_sort_buffer returns only after the last level has run, with
    * the same user-event caveat as the radix sort. Scratch as the radix
-   * sort, plus a few MB of tables. CLSORT_SAMPLE=K[:S] (environment)
+   * sort, plus a few MB of tables, plus 2 bytes a key on GPUs for 32-bit
+   * keys (each key's bucket, kept between the two passes of a level; the
+   * sort classifies twice instead where memory is short).
+   * CLSORT_SAMPLE=K[:S] (environment)
    * overrides the buckets per split and the oversampling. */
   CLSORT_SAMPLE = 3,
   /* Merge sort: runs from a block merge sort of tiles in local memory on

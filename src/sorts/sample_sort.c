@@ -181,14 +181,19 @@ static bool memory_short(clsort_status st) {
          st == CLSORT_ERROR_OUT_OF_MEMORY;
 }
 
-/* Whether the sort asks for the ids: on multi-work-item groups, unless
- * CLSORT_SAMPLE_IDS=0 (bench/ compares the two). */
-static bool wants_ids(const clsort_context *ctx) {
-  unsigned f[1] = {1};
+/* Whether the sort asks for the ids: on multi-work-item groups, for keys
+ * of 4 bytes; CLSORT_SAMPLE_IDS=0 or 1 says otherwise (bench/ compares).
+ * H100, same run, CUB's merge sort / ours at 2^24 and 2^26, without and
+ * with the ids: u32 keys 0.76 / 0.85x -> 0.85 / 0.93x, u32 pairs 0.90 /
+ * 1.03x -> 0.95 / 1.01x; u64 keys 1.19 / 1.33x -> 1.18 / 1.27x, u64
+ * pairs 1.09 / 1.16x -> 1.05 / 1.14x: a 64-bit key's level already moves
+ * 16 bytes a key or more, to which the ids add 4. */
+static bool wants_ids(const clsort_context *ctx, size_t key_size) {
+  unsigned f[1] = {0};
   static const char *const name = "CLSORT_SAMPLE_IDS";
-  bool off = clsort__env_fields(name, f, 1) == 1 &&
-             clsort__env_field_ok(name, "IDS", f[0], 0, 1, ENV_ANY) && f[0] == 0;
-  return ctx->tuning.wg_size > 1 && !off;
+  bool set = clsort__env_fields(name, f, 1) == 1 &&
+             clsort__env_field_ok(name, "IDS", f[0], 0, 1, ENV_ANY);
+  return ctx->tuning.wg_size > 1 && (set ? f[0] == 1 : key_size <= 4);
 }
 
 /* The ids buffer (plan's `ids`): n ushorts in the slot that no other sort
@@ -215,7 +220,7 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
   unsigned items = scatter_items(ctx, p);
   p->dist_tile = wg == 1 ? 256 : wg * items;
   p->groups = clsort__max(1, (size_t)ctx->compute_units * ctx->tuning.groups_per_cu);
-  bool ids = wants_ids(ctx);
+  bool ids = wants_ids(ctx, p->key_size);
   FORWARD_IF_ERROR(get_kernels(ctx, p, items, ids));
 
   /* Every parent is longer than a tile; each has at most 16 size / tile +
