@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* From cl_khr_icd; the ICD loader returns it when no platform is installed. */
 #define CLSORT_PLATFORM_NOT_FOUND_KHR (-1001)
@@ -47,6 +48,12 @@ void clsort__clear_error(void) {
 bool clsort__debug_enabled(void) {
   const char *level = getenv("CLSORT_LOG");
   return level && strcmp(level, "debug") == 0;
+}
+
+double clsort__now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
 void clsort__debug(const char *fmt, ...) {

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Copies `len` bytes plus a terminator into memory from clsort__malloc. */
 static char *copy_string(clsort_context *ctx, const char *text, size_t len) {
@@ -257,13 +256,10 @@ static clsort_status build(clsort_context *ctx, const clsort__program_spec *spec
   FORWARD_IF_ERROR(CL_CHECK(err));
   /* The cold first call is mostly these builds: CLSORT_LOG=debug says which
    * program took how long (scripts/cold-start). */
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  double t0 = clsort__now_ms();
   err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
   clsort__debug("built %s from %zu bytes of source in %.0f ms (%s)", spec->name, source_bytes,
-                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
-                options);
+                clsort__now_ms() - t0, options);
   ctx->stats.from_source++;
   keep_build_log(ctx, program);
   if (err != CL_SUCCESS) {

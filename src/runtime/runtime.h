@@ -28,6 +28,8 @@ clsort_status clsort__status_from_cl(cl_int err);
 const char *clsort__cl_error_name(cl_int err);
 /* True when CLSORT_LOG=debug; debug logging goes to stderr. */
 bool clsort__debug_enabled(void);
+/* A monotonic clock in milliseconds, for the debug log's timings. */
+double clsort__now_ms(void);
 void clsort__debug(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

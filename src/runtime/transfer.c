@@ -9,7 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_SLOTS 16
 /* Copies one slot may gather (pieces of an out-of-core bucket); a slot
@@ -43,23 +42,17 @@ typedef struct trace {
   unsigned slots;
 } trace;
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
 static void trace_begin(trace *t) {
   memset(t, 0, sizeof *t);
   t->on = clsort__debug_enabled();
-  if (t->on) t->start = now_ms();
+  if (t->on) t->start = clsort__now_ms();
 }
 
 static void trace_end(const trace *t, const char *what, size_t bytes) {
   if (!t->on) return;
   clsort__debug("%s of %zu bytes in %u slots: %.3f ms; host copies %.3f ms (the first %.3f), "
                 "waits %.3f ms (the first %.3f)",
-                what, bytes, t->slots, now_ms() - t->start, t->copies, t->first_copy, t->waits,
+                what, bytes, t->slots, clsort__now_ms() - t->start, t->copies, t->first_copy, t->waits,
                 t->first_wait);
 }
 
@@ -149,9 +142,9 @@ static clsort_status take_slot(clsort__staging *s, unsigned *slot, trace *t) {
   unsigned i = s->next;
   s->next = (s->next + 1) % s->slots;
   if (s->busy[i]) {
-    double t0 = t->on ? now_ms() : 0;
+    double t0 = t->on ? clsort__now_ms() : 0;
     cl_int err = clWaitForEvents(1, &s->busy[i]);
-    if (t->on) t->waits += now_ms() - t0;
+    if (t->on) t->waits += clsort__now_ms() - t0;
     clReleaseEvent(s->busy[i]);
     s->busy[i] = NULL;
     FORWARD_IF_ERROR(CL_CHECK(err));
@@ -190,10 +183,10 @@ static void run_copies(clsort_context *ctx, slot_copy *c, trace *t) {
   c->plain = ctx->plain_copy;
   unsigned threads = (unsigned)clsort__min(clsort__host_thread_count(ctx),
                                            clsort__max(1, c->total / BYTES_PER_THREAD));
-  double t0 = t->on ? now_ms() : 0;
+  double t0 = t->on ? clsort__now_ms() : 0;
   clsort__parallel(ctx, threads, copy_share, c);
   if (t->on) {
-    double ms = now_ms() - t0;
+    double ms = clsort__now_ms() - t0;
     if (t->slots++ == 0) t->first_copy = ms;
     t->copies += ms;
   }
@@ -382,10 +375,10 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
       }
     }
     if (st == CLSORT_SUCCESS) st = CL_CHECK(clFlush(s->down));
-    double t0 = t.on ? now_ms() : 0;
+    double t0 = t.on ? clsort__now_ms() : 0;
     if (st == CLSORT_SUCCESS) st = CL_CHECK(clWaitForEvents(1, &c[i].ev));
     if (t.on) {
-      double ms = now_ms() - t0;
+      double ms = clsort__now_ms() - t0;
       if (i == 0) t.first_wait = ms;
       t.waits += ms;
     }
