@@ -24,17 +24,21 @@
  * Every launch past the first reads and writes all the data once, so the
  * launches per merge stage set the time (2^24 u32 keys move 128 MB per
  * launch). A stage of 2^s elements (s above the tile's log L) runs its
- * strides s-1 .. L+g as global launches of BT_LOG_GLOBAL steps each in
- * scalar registers (32 u32 keys hold 5 steps; 16-byte vectors held only 3
- * in as many registers), then its last g <= BT_WIDE global strides and all
- * those below the tile in one wide tile merge (bitonic_merge_wide), which
- * holds 2^g tiles in registers and runs each through local memory in turn
- * (g = 0: bitonic_merge_tiles, one tile). Both load columns j * BT_WG + t,
- * so a work-item's elements differ in the tile's top BT_LOG_ITEMS bits and
- * those strides too run in registers before local memory takes the rest.
- * At 2^24 u32 keys with tile 8192 that is 25 launches, not 38. Loads and
- * stores stay coalesced: neighbouring work-items take neighbouring
- * elements in every launch.
+ * strides s-1 .. L+g as strided tile merges (bitonic_merge_strided: up to
+ * L - c steps a launch through local memory, a tile holding 2^c
+ * neighbouring cosets), or, where the host turns those off, as global
+ * launches of BT_LOG_GLOBAL steps each in scalar registers (32 u32 keys
+ * hold 5 steps; 16-byte vectors held only 3 in as many registers); then
+ * its last g <= BT_WIDE global strides and all those below the tile in
+ * one wide tile merge (bitonic_merge_wide), which holds 2^g tiles in
+ * registers and runs each through local memory in turn (g = 0:
+ * bitonic_merge_tiles, one tile). The tile merges load columns j * BT_WG
+ * + t, so a work-item's elements differ in the tile's top BT_LOG_ITEMS
+ * bits and those strides run in registers before local memory takes the
+ * rest. At 2^24 u32 keys with tile 8192 that is 24 launches (30 with the
+ * register launches, 38 before them). Loads and stores stay coalesced:
+ * neighbouring work-items take neighbouring elements, or runs of at
+ * least 32 bytes, in every launch.
  *
  * Needs common.cl and keys.cl before it, and
  *   HAS_VALUES, VALUE_T  a payload moved with each key (uint or ulong)
@@ -54,7 +58,8 @@
  *                        sort's runs); no merge kernels
  *   BT_MERGE_KERNELS     1: the program of the merge launches
  *                        (bitonic_merge_tiles, bitonic_global,
- *                        bitonic_merge_wide), which alone need the
+ *                        bitonic_merge_wide, bitonic_merge_strided), which
+ *                        alone need the
  *                        BT_*GLOBAL* and BT_WIDE macros; 0 (default): the
  *                        program of the tile kernels (bitonic_sort_tiles,
  *                        bitonic_sort_segments) that every comparison sort
@@ -703,6 +708,100 @@ GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulon
     default: global_round1(keys, vals, n, lo, flip, cosets, threads, kind, desc); break;
   }
 #endif
+}
+
+/* ------------------------------------------------- strided tile merge */
+/* r global steps (element bits [lo, lo + r), lo at least the tile's log
+ * lt) through local memory, up to lt - c of them in one launch where the
+ * register slots of bitonic_global hold BT_LOG_GLOBAL: a tile of BT_TILE
+ * elements is 2^r elements (bits [lo, lo + r), local bits [c, lt)) of
+ * each of 2^c consecutive cosets (the low bits [0, c), local bits [0,
+ * c)), c = lt - r. So every load and store moves runs of 2^c consecutive
+ * elements (the host keeps c at least a 32-byte sector's worth) and a
+ * merge stage needs about half the launches. Group g takes the cosets
+ * whose bits [c, lo) are g's low lo - c bits, in the block of 2^(lo + r)
+ * elements that g's other bits number.
+ *
+ * The flip pairs element e with e ^ (2^(lo+r) - 1): in the block's upper
+ * half the bits [c, lo) are inverted when loaded and stored, so in local
+ * memory the flip pairs slot l with l ^ (BT_TILE - 1), the mirror that
+ * tile_round's flip already takes. Work-item t holds slots j * BT_WG + t,
+ * which differ in the top BT_LOG_ITEMS local bits: the first min(r,
+ * BT_LOG_ITEMS) steps run in registers straight from the loads (in the
+ * upper half of a flip a work-item takes the mirrored column and lanes,
+ * as bitonic_merge_wide does), the rest in local rounds, one barrier each
+ * at the kernel's top level with a trip count that only r sets. */
+inline ulong strided_element(ulong g, uint l, uint lo, uint r, int flip) {
+  const uint lt = BT_LOG_ITEMS + (31 - clz((uint)BT_WG)), c = lt - r;
+  const ulong hmask = ((ulong)1 << (lo - c)) - 1u;
+  const uint x = l >> c;
+  const bool upper = flip && (x >> (r - 1u));
+  return ((g >> (lo - c)) << (lo + r)) | ((ulong)x << lo) |
+         ((upper ? (g & hmask) ^ hmask : g & hmask) << c) | (l & ((1u << c) - 1u));
+}
+
+/* The register round of bitonic_merge_strided: rr steps on slots of
+ * lanes = BT_ITEMS >> rr registers each. */
+#define STRIDED_REGS(rr) ROUND_STEPS(K, V, K, 0u, (rr), BT_ITEMS >> (rr), flip)
+
+TILE_KERNEL void bitonic_merge_strided(global KEY_T *keys, global VALUE_T *vals, ulong n,
+                                       uint lo, uint r, int flip, int kind, int desc) {
+  local tile_mem m;
+  const uint lt = BT_LOG_ITEMS + (31 - clz((uint)BT_WG)), t = get_local_id(0);
+  const ulong g = get_group_id(0);
+  const uint rr = min(r, (uint)BT_LOG_ITEMS), lanes = BT_ITEMS >> rr;
+  const KEY_T pad = bits_to_key(KEY_MAX, kind, desc);
+  KEY_T K[BT_ITEMS];
+  VALUE_T V[BT_ITEMS];
+  uint slot[BT_ITEMS];
+  /* Register j: slot j * BT_WG + t, or in the upper half of a flip the
+   * mirrored slot's partner, so that register j pairs with its mirror.
+   * Loads first, conversions after (as in the global launches). */
+  BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
+    const bool upper = flip && (j >> (BT_LOG_ITEMS - 1u));
+    slot[j] = upper ? ((j ^ (lanes - 1u)) * BT_WG + (BT_WG - 1u - t)) : j * BT_WG + t;
+    const ulong e = strided_element(g, slot[j], lo, r, flip);
+    K[j] = e < n ? keys[e] : pad;
+    IF_VALUES(if (e < n) V[j] = vals[e]);
+  }
+  REGS_TO_BITS(K, BT_ITEMS, kind, desc);
+#if IS_CPU
+  ROUND_STEPS(K, V, K, 0u, rr, lanes, flip);
+#else
+  switch (rr) {
+#if BT_LOG_ITEMS >= 4
+    case 4: STRIDED_REGS(4); break;
+#endif
+#if BT_LOG_ITEMS >= 3
+    case 3: STRIDED_REGS(3); break;
+#endif
+#if BT_LOG_ITEMS >= 2
+    case 2: STRIDED_REGS(2); break;
+#endif
+    default: STRIDED_REGS(1); break;
+  }
+#endif
+  BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
+    m.k[PAD(slot[j])] = K[j];
+    IF_VALUES(m.v[PAD(slot[j])] = V[j]);
+  }
+  BT_BARRIER();
+  /* Local bits [c, lt - rr), top down, in rounds of BT_LOG_ITEMS bits and
+   * a last one of the rest. */
+  const uint rounds = (r - rr + BT_LOG_ITEMS - 1u) / BT_LOG_ITEMS;
+  for (uint i = 0; i < rounds; i++) {
+    const uint top = lt - rr - i * BT_LOG_ITEMS, bits = min((uint)BT_LOG_ITEMS, top - (lt - r));
+    tile_round(&m, BT_TILE, top - bits, bits, 0);
+    BT_BARRIER();
+  }
+  BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
+    const uint l = j * BT_WG + t;
+    const ulong e = strided_element(g, l, lo, r, flip);
+    if (e < n) {
+      keys[e] = bits_to_key(m.k[PAD(l)], kind, desc);
+      IF_VALUES(vals[e] = m.v[PAD(l)]);
+    }
+  }
 }
 
 #if BT_WIDE > 0

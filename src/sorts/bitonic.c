@@ -1,16 +1,18 @@
 /* bitonic.c: the bitonic sort for any n. One launch sorts every tile in
  * local memory; each later merge stage runs its strides of a tile and more
- * as global launches that fuse several steps in scalar registers, then its
- * last few global strides and all those below a tile in one wide tile
- * merge (2^g tiles in registers, each in turn through local memory). Every
- * launch reads and writes all the data, so launches set the time: 2^24
- * u32 keys take 25 launches (3.2 GB moved; tile 8192, 5 steps fused, 2 in
- * the wide merge) where the driver runs the wide merge, 29 where it does
- * not (the H100 for 4-byte keys: 155 registers for 512 work-items; 1.82 ms
- * there), where 16-byte vector slots (3 steps) and a separate local
- * launch per stage took 38 (4.9 GB, 2.42 ms on an H100), and 300 at one
- * step per launch. CLSORT_BITONIC (below) selects the earlier shape
- * and others, so that bench/ can compare them on one device. */
+ * as strided tile merges (up to 10 steps a launch for u32 keys: a tile of
+ * 2^10 elements of each of 8 neighbouring cosets, through local memory),
+ * then its strides below a tile in one tile merge. Every launch reads and
+ * writes all the data, so launches set the time: 2^24 u32 keys take 24
+ * launches (tile 8192; 1.69 ms on an H100, 0.52x CUB's merge sort in the
+ * same run), where global launches of 5 steps fused in scalar registers
+ * took 30 (1.83 ms), 16-byte vector slots (3 steps) and a separate local
+ * launch per stage 38 (4.9 GB, 2.42 ms), and one step per launch 300.
+ * The register launches and the wide tile merge (the last global steps
+ * and the tile merge in one launch, where registers allow) remain for
+ * shapes without the strided merge. CLSORT_BITONIC and
+ * CLSORT_BITONIC_STRIDED (below) select the earlier shapes, so that bench/
+ * can compare them on one device. */
 #include "sorts/sorts.h"
 
 #include <stdio.h>
@@ -22,7 +24,7 @@ static const clsort__program_spec bitonic_spec = {"bitonic", bitonic_files};
 
 static const char *const kernel_names[] = {"bitonic_sort_tiles", "bitonic_merge_tiles",
                                            "bitonic_global", "bitonic_sort_segments",
-                                           "bitonic_merge_wide"};
+                                           "bitonic_merge_wide", "bitonic_merge_strided"};
 
 static unsigned log2_exact(size_t x) {
   unsigned r = 0;
@@ -106,6 +108,22 @@ clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_
    * GPUs run it where their driver fits a tile's group (the H100 ran it
    * for u32 pairs, not for u32 keys: 155 registers for 512 work-items). */
   if (ctx->is_cpu) s.wide = 0;
+  /* The strided tile merge (bitonic.cl) takes up to log2(tile) - c global
+   * steps a launch, where 2^c keys fill a run of at least 32 bytes (a
+   * sector of NVIDIA's memory): 10 for u32 keys in tiles of 8192, against
+   * the 5 of the register slots. CLSORT_BITONIC_STRIDED=BYTES sets the
+   * run (a power of two; 0: no strided merge), for bench/. */
+  unsigned run = 32;
+  const char *strided = getenv("CLSORT_BITONIC_STRIDED");
+  if (strided && *strided) {
+    char *end;
+    unsigned long v = strtoul(strided, &end, 10);
+    if (*end == '\0' && v <= 65536 && (v & (v - 1)) == 0) run = (unsigned)v;
+    else clsort__debug("CLSORT_BITONIC_STRIDED=%s is not 0 or a power of two; 32 kept", strided);
+  }
+  unsigned log_tile = log2_exact(s.tile), c = 0;
+  while (((size_t)key_size << c) < run) c++;
+  s.strided = run && c < log_tile ? log_tile - c : 0;
   return s;
 }
 
@@ -123,7 +141,8 @@ clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job
   /* The merge launches build as a program of their own: the tile kernels,
    * which every comparison sort uses, stay small (the wide merge alone
    * takes PoCL seconds to build) and the same whatever CLSORT_BITONIC says. */
-  if (which == BITONIC_MERGE_TILES || which == BITONIC_GLOBAL || which == BITONIC_MERGE_WIDE)
+  if (which == BITONIC_MERGE_TILES || which == BITONIC_GLOBAL || which == BITONIC_MERGE_WIDE ||
+      which == BITONIC_MERGE_STRIDED)
     snprintf(options + len, sizeof options - (size_t)len,
              " -DBT_MERGE_KERNELS=1 -DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u -DBT_GLOBAL_LANES=%u "
              "-DBT_WIDE=%u",
@@ -150,15 +169,32 @@ static clsort_status launch_global(clsort_context *ctx, cl_kernel k, const clsor
   return clsort__launch(ctx, k, threads, s->global_wg, 10, args, 0, NULL, NULL);
 }
 
+/* One strided tile merge: r steps at element bits [lo, lo + r), the first
+ * a flip when `flip`; a group per tile of 2^(log tile - r) cosets in each
+ * block of 2^(lo + r) elements that holds any below n. */
+static clsort_status launch_strided(clsort_context *ctx, cl_kernel k,
+                                    const clsort__bitonic_shape *s, const clsort__sort_job *job,
+                                    cl_mem keys, cl_mem vals, unsigned lo, unsigned r, bool flip) {
+  cl_ulong n = job->n;
+  unsigned c = log2_exact(s->tile) - r;
+  size_t blocks = (size_t)((n - 1) >> (lo + r)) + 1, groups = blocks << (lo - c);
+  cl_uint lo_arg = lo, r_arg = r;
+  int flip_arg = flip, kind = clsort__key_kind(job->type), desc = job->descending;
+  clsort__arg args[] = {ARG(keys),     ARG(vals), ARG(n),    ARG(lo_arg),
+                        ARG(r_arg),    ARG(flip_arg), ARG(kind), ARG(desc)};
+  return clsort__launch(ctx, k, groups * s->wg, s->wg, 8, args, 0, NULL, NULL);
+}
+
 clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type);
   if (n == 0) return CLSORT_SUCCESS;
   if (clsort__bitonic_cpu_enabled(ctx)) return clsort__bitonic_sort_cpu(ctx, job);
   clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size, false);
-  cl_kernel sort_tiles, merge_tiles, global, wide = NULL;
+  cl_kernel sort_tiles, merge_tiles, global, wide = NULL, strided = NULL;
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_SORT_TILES, &sort_tiles));
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_TILES, &merge_tiles));
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_GLOBAL, &global));
+  if (s.strided) FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_STRIDED, &strided));
   if (s.wide) {
     FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_WIDE, &wide));
     /* The wide merge holds the most registers of all: a driver that cannot
@@ -197,7 +233,14 @@ clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *
     while (g && (n >> (log_tile + g)) < ctx->compute_units) g--;
     unsigned top = stage;
     while (top > log_tile + g) {
-      unsigned r = (unsigned)clsort__min(s.log_global, top - log_tile - g);
+      unsigned left = top - log_tile - g;
+      if (strided) {
+        unsigned r = (unsigned)clsort__min(s.strided, left);
+        FORWARD_IF_ERROR(launch_strided(ctx, strided, &s, job, keys, vals, top - r, r, top == stage));
+        top -= r;
+        continue;
+      }
+      unsigned r = (unsigned)clsort__min(s.log_global, left);
       FORWARD_IF_ERROR(launch_global(ctx, global, &s, job, keys, vals, top - r, r, top == stage));
       top -= r;
     }

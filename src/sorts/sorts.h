@@ -202,6 +202,7 @@ bool clsort__bitonic_cpu_enabled(const clsort_context *ctx);
  * and the most global steps the wide tile merge takes (wide, 0: none). */
 typedef struct clsort__bitonic_shape {
   unsigned wg, log_items, log_global, global_wg, global_lanes, wide;
+  unsigned strided; /* most global steps of a strided tile merge; 0: none */
   size_t tile; /* wg << log_items: the largest segment of the small sort */
 } clsort__bitonic_shape;
 clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_t key_size,
@@ -213,7 +214,8 @@ typedef enum clsort__bitonic_kernel_id {
   BITONIC_MERGE_TILES,
   BITONIC_GLOBAL,
   BITONIC_SORT_SEGMENTS,
-  BITONIC_MERGE_WIDE
+  BITONIC_MERGE_WIDE,
+  BITONIC_MERGE_STRIDED
 } clsort__bitonic_kernel_id;
 clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job *job,
                                      clsort__bitonic_kernel_id which, cl_kernel *out);
