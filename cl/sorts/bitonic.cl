@@ -731,14 +731,22 @@ GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulon
  * upper half of a flip a work-item takes the mirrored column and lanes,
  * as bitonic_merge_wide does), the rest in local rounds, one barrier each
  * at the kernel's top level with a trip count that only r sets. */
-inline ulong strided_element(ulong g, uint l, uint lo, uint r, int flip) {
-  const uint lt = BT_LOG_ITEMS + (31 - clz((uint)BT_WG)), c = lt - r;
-  const ulong hmask = ((ulong)1 << (lo - c)) - 1u;
-  const uint x = l >> c;
-  const bool upper = flip && (x >> (r - 1u));
-  return ((g >> (lo - c)) << (lo + r)) | ((ulong)x << lo) |
-         ((upper ? (g & hmask) ^ hmask : g & hmask) << c) | (l & ((1u << c) - 1u));
+/* Slot l of the tile holds element dep(l) of its cosets: the slot's bits
+ * [0, c) stay, bits [c, lt) move to [lo, lo + r). dep distributes over
+ * disjoint bits, so a work-item's element of register j is its column's
+ * element (a base per half) plus dep of the register's row, a multiple of
+ * 2^(lo + log2 BT_WG - c) wherever c <= log2 BT_WG (r >= BT_LOG_ITEMS):
+ * the addresses are then a base and constant multiples of one stride,
+ * which keeps them out of registers. */
+inline ulong strided_dep(uint l, uint c, uint lo) {
+  return ((ulong)(l >> c) << lo) | (l & ((1u << c) - 1u));
 }
+
+/* Register j's row: j, or in the upper half of a flip the mirrored lane's
+ * row (the column is mirrored too: see the kernel), so that register j
+ * pairs with its mirror. */
+#define STRIDED_ROW(j) (flip && ((j) >> (BT_LOG_ITEMS - 1u)) ? (j) ^ (lanes - 1u) : (j))
+#define STRIDED_UPPER(j) (flip && ((j) >> (BT_LOG_ITEMS - 1u)))
 
 /* The register round of bitonic_merge_strided: rr steps on slots of
  * lanes = BT_ITEMS >> rr registers each. */
@@ -747,20 +755,25 @@ inline ulong strided_element(ulong g, uint l, uint lo, uint r, int flip) {
 TILE_KERNEL void bitonic_merge_strided(global KEY_T *keys, global VALUE_T *vals, ulong n,
                                        uint lo, uint r, int flip, int kind, int desc) {
   local tile_mem m;
-  const uint lt = BT_LOG_ITEMS + (31 - clz((uint)BT_WG)), t = get_local_id(0);
-  const ulong g = get_group_id(0);
+  const uint lw = 31 - clz((uint)BT_WG), lt = BT_LOG_ITEMS + lw, t = get_local_id(0), c = lt - r;
+  const ulong g = get_group_id(0), hmask = ((ulong)1 << (lo - c)) - 1u;
+  const ulong block = (g >> (lo - c)) << (lo + r);
+  /* Column t's element in the lower half, column BT_WG - 1 - t's in the
+   * upper half of a flip (bits [c, lo) inverted there). */
+  const ulong base_lo = block | ((g & hmask) << c) | strided_dep(t, c, lo);
+  const ulong base_up = block | (((g & hmask) ^ hmask) << c) | strided_dep(BT_WG - 1u - t, c, lo);
+  const bool rows_shift = c <= lw;
+  const uint row_shift = lo + lw - c;
   const uint rr = min(r, (uint)BT_LOG_ITEMS), lanes = BT_ITEMS >> rr;
   const KEY_T pad = bits_to_key(KEY_MAX, kind, desc);
+#define STRIDED_AT(j)                                                              \
+  ((STRIDED_UPPER(j) ? base_up : base_lo) +                                        \
+   (rows_shift ? (ulong)STRIDED_ROW(j) << row_shift : strided_dep(STRIDED_ROW(j) << lw, c, lo)))
   KEY_T K[BT_ITEMS];
   VALUE_T V[BT_ITEMS];
-  uint slot[BT_ITEMS];
-  /* Register j: slot j * BT_WG + t, or in the upper half of a flip the
-   * mirrored slot's partner, so that register j pairs with its mirror.
-   * Loads first, conversions after (as in the global launches). */
+  /* Loads first, conversions after (as in the global launches). */
   BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
-    const bool upper = flip && (j >> (BT_LOG_ITEMS - 1u));
-    slot[j] = upper ? ((j ^ (lanes - 1u)) * BT_WG + (BT_WG - 1u - t)) : j * BT_WG + t;
-    const ulong e = strided_element(g, slot[j], lo, r, flip);
+    const ulong e = STRIDED_AT(j);
     K[j] = e < n ? keys[e] : pad;
     IF_VALUES(if (e < n) V[j] = vals[e]);
   }
@@ -782,26 +795,32 @@ TILE_KERNEL void bitonic_merge_strided(global KEY_T *keys, global VALUE_T *vals,
   }
 #endif
   BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
-    m.k[PAD(slot[j])] = K[j];
-    IF_VALUES(m.v[PAD(slot[j])] = V[j]);
+    const uint l = (STRIDED_ROW(j) << lw) + (STRIDED_UPPER(j) ? BT_WG - 1u - t : t);
+    m.k[PAD(l)] = K[j];
+    IF_VALUES(m.v[PAD(l)] = V[j]);
   }
   BT_BARRIER();
   /* Local bits [c, lt - rr), top down, in rounds of BT_LOG_ITEMS bits and
    * a last one of the rest. */
   const uint rounds = (r - rr + BT_LOG_ITEMS - 1u) / BT_LOG_ITEMS;
   for (uint i = 0; i < rounds; i++) {
-    const uint top = lt - rr - i * BT_LOG_ITEMS, bits = min((uint)BT_LOG_ITEMS, top - (lt - r));
+    const uint top = lt - rr - i * BT_LOG_ITEMS, bits = min((uint)BT_LOG_ITEMS, top - c);
     tile_round(&m, BT_TILE, top - bits, bits, 0);
     BT_BARRIER();
   }
+  /* Slot j * BT_WG + t: the lower half's addresses (flip 0). */
   BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
-    const uint l = j * BT_WG + t;
-    const ulong e = strided_element(g, l, lo, r, flip);
+    const uint l = (j << lw) + t;
+    const ulong e = (flip && (l >> (lt - 1u)) ? base_up - strided_dep(BT_WG - 1u - t, c, lo) +
+                                                   strided_dep(t, c, lo)
+                                             : base_lo) +
+                    (rows_shift ? (ulong)j << row_shift : strided_dep(j << lw, c, lo));
     if (e < n) {
       keys[e] = bits_to_key(m.k[PAD(l)], kind, desc);
       IF_VALUES(vals[e] = m.v[PAD(l)]);
     }
   }
+#undef STRIDED_AT
 }
 
 #if BT_WIDE > 0

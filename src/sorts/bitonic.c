@@ -4,7 +4,7 @@
  * 2^10 elements of each of 8 neighbouring cosets, through local memory),
  * then its strides below a tile in one tile merge. Every launch reads and
  * writes all the data, so launches set the time: 2^24 u32 keys take 24
- * launches (tile 8192; 1.69 ms on an H100, 0.52x CUB's merge sort in the
+ * launches (tile 8192; 1.55 ms on an H100, 0.56x CUB's merge sort in the
  * same run), where global launches of 5 steps fused in scalar registers
  * took 30 (1.83 ms), 16-byte vector slots (3 steps) and a separate local
  * launch per stage 38 (4.9 GB, 2.42 ms), and one step per launch 300.
