@@ -46,7 +46,8 @@
  *   BT_LOG_ITEMS         log2 of elements per work-item in the tile kernels
  *   BT_LOG_GLOBAL        log2 of register slots per work-item of a global
  *                        launch, i.e. how many global steps one launch
- *                        fuses (1 to 6)
+ *                        fuses (1 to 6; 0: no bitonic_global, where the
+ *                        strided tile merges take every global step)
  *   BT_GLOBAL_LANES      elements per slot: 1 (default) or BT_V (16-byte
  *                        vectors)
  *   BT_GLOBAL_WG         work-items per group of the global launches
@@ -77,8 +78,8 @@
 #if BT_LOG_ITEMS < 1 || BT_LOG_ITEMS > 4
 #error "bitonic.cl handles 1 to 4 steps per tile round"
 #endif
-#if BT_MERGE_KERNELS && (BT_LOG_GLOBAL < 1 || BT_LOG_GLOBAL > 6)
-#error "bitonic.cl handles 1 to 6 steps per global launch"
+#if BT_MERGE_KERNELS && (BT_LOG_GLOBAL < 0 || BT_LOG_GLOBAL > 6)
+#error "bitonic.cl handles 1 to 6 steps per global launch (0: no global launches)"
 #endif
 #if BT_MERGE_KERNELS && BT_STABLE
 #error "bitonic.cl has no stable merge kernels"
@@ -515,6 +516,7 @@ TILE_KERNEL void bitonic_merge_tiles(global KEY_T *keys, global VALUE_T *vals, u
 }
 
 /* ---------------------------------------------------------- global steps */
+#if BT_LOG_GLOBAL > 0
 /* One register slot of the global launches: BT_GL elements that take the
  * same comparisons side by side. Scalar slots (BT_GL = 1) spend every
  * register on an element whose index bits the fused steps touch, so 32
@@ -709,6 +711,8 @@ GLOBAL_KERNEL void bitonic_global(global KEY_T *keys, global VALUE_T *vals, ulon
   }
 #endif
 }
+
+#endif /* BT_LOG_GLOBAL > 0 */
 
 /* ------------------------------------------------- strided tile merge */
 /* r global steps (element bits [lo, lo + r), lo at least the tile's log

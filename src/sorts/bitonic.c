@@ -141,12 +141,14 @@ clsort_status clsort__bitonic_kernel(clsort_context *ctx, const clsort__sort_job
   /* The merge launches build as a program of their own: the tile kernels,
    * which every comparison sort uses, stay small (the wide merge alone
    * takes PoCL seconds to build) and the same whatever CLSORT_BITONIC says. */
+  /* With strided tile merges the register launches are not built: their
+   * six unrolled variants are most of the program's build (NVIDIA). */
   if (which == BITONIC_MERGE_TILES || which == BITONIC_GLOBAL || which == BITONIC_MERGE_WIDE ||
       which == BITONIC_MERGE_STRIDED)
     snprintf(options + len, sizeof options - (size_t)len,
              " -DBT_MERGE_KERNELS=1 -DBT_LOG_GLOBAL=%u -DBT_GLOBAL_WG=%u -DBT_GLOBAL_LANES=%u "
              "-DBT_WIDE=%u",
-             s.log_global, s.global_wg, s.global_lanes, s.wide);
+             s.strided ? 0 : s.log_global, s.global_wg, s.global_lanes, s.wide);
   return clsort__get_kernel(ctx, &bitonic_spec, options, kernel_names[which], out);
 }
 
@@ -190,11 +192,13 @@ clsort_status clsort__bitonic_sort(clsort_context *ctx, const clsort__sort_job *
   if (n == 0) return CLSORT_SUCCESS;
   if (clsort__bitonic_cpu_enabled(ctx)) return clsort__bitonic_sort_cpu(ctx, job);
   clsort__bitonic_shape s = clsort__bitonic_shape_for(ctx, key_size, job->value_size, false);
-  cl_kernel sort_tiles, merge_tiles, global, wide = NULL, strided = NULL;
+  cl_kernel sort_tiles, merge_tiles, global = NULL, wide = NULL, strided = NULL;
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_SORT_TILES, &sort_tiles));
   FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_TILES, &merge_tiles));
-  FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_GLOBAL, &global));
-  if (s.strided) FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_STRIDED, &strided));
+  if (s.strided)
+    FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_STRIDED, &strided));
+  else
+    FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_GLOBAL, &global));
   if (s.wide) {
     FORWARD_IF_ERROR(clsort__bitonic_kernel(ctx, job, BITONIC_MERGE_WIDE, &wide));
     /* The wide merge holds the most registers of all: a driver that cannot
