@@ -113,14 +113,11 @@ clsort__bitonic_shape clsort__bitonic_shape_for(const clsort_context *ctx, size_
    * sector of NVIDIA's memory): 10 for u32 keys in tiles of 8192, against
    * the 5 of the register slots. CLSORT_BITONIC_STRIDED=BYTES sets the
    * run (a power of two; 0: no strided merge), for bench/. */
-  unsigned run = 32;
-  const char *strided = getenv("CLSORT_BITONIC_STRIDED");
-  if (strided && *strided) {
-    char *end;
-    unsigned long v = strtoul(strided, &end, 10);
-    if (*end == '\0' && v <= 65536 && (v & (v - 1)) == 0) run = (unsigned)v;
-    else clsort__debug("CLSORT_BITONIC_STRIDED=%s is not 0 or a power of two; 32 kept", strided);
-  }
+  unsigned run = 32, bytes = 0;
+  static const char *const strided = "CLSORT_BITONIC_STRIDED";
+  if (clsort__env_fields(strided, &bytes, 1) == 1 &&
+      clsort__env_field_ok(strided, "BYTES", bytes, 0, 65536, ENV_POW2))
+    run = bytes;
   unsigned log_tile = log2_exact(s.tile), c = 0;
   while (((size_t)key_size << c) < run) c++;
   s.strided = run && c < log_tile ? log_tile - c : 0;
