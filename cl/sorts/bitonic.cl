@@ -762,22 +762,24 @@ TILE_KERNEL void bitonic_merge_strided(global KEY_T *keys, global VALUE_T *vals,
   const uint lw = 31 - clz((uint)BT_WG), lt = BT_LOG_ITEMS + lw, t = get_local_id(0), c = lt - r;
   const ulong g = get_group_id(0), hmask = ((ulong)1 << (lo - c)) - 1u;
   const ulong block = (g >> (lo - c)) << (lo + r);
-  /* Column t's element in the lower half, column BT_WG - 1 - t's in the
-   * upper half of a flip (bits [c, lo) inverted there). */
-  const ulong base_lo = block | ((g & hmask) << c) | strided_dep(t, c, lo);
-  const ulong base_up = block | (((g & hmask) ^ hmask) << c) | strided_dep(BT_WG - 1u - t, c, lo);
+  /* The group's cosets in the lower half, and in the upper half of a
+   * flip (bits [c, lo) inverted there); column t's offset in a tile row,
+   * and column BT_WG - 1 - t's (the upper half's in registers). */
+  const ulong half_lo = block | ((g & hmask) << c), half_up = block | (((g & hmask) ^ hmask) << c);
+  const ulong col = strided_dep(t, c, lo), col_mirror = strided_dep(BT_WG - 1u - t, c, lo);
   const bool rows_shift = c <= lw;
   const uint row_shift = lo + lw - c;
   const uint rr = min(r, (uint)BT_LOG_ITEMS), lanes = BT_ITEMS >> rr;
   const KEY_T pad = bits_to_key(KEY_MAX, kind, desc);
-#define STRIDED_AT(j)                                                              \
-  ((STRIDED_UPPER(j) ? base_up : base_lo) +                                        \
-   (rows_shift ? (ulong)STRIDED_ROW(j) << row_shift : strided_dep(STRIDED_ROW(j) << lw, c, lo)))
+  /* The offset of tile row `row` (slots row * BT_WG ..). */
+#define STRIDED_ROW_AT(row) \
+  (rows_shift ? (ulong)(row) << row_shift : strided_dep((row) << lw, c, lo))
   KEY_T K[BT_ITEMS];
   VALUE_T V[BT_ITEMS];
   /* Loads first, conversions after (as in the global launches). */
   BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
-    const ulong e = STRIDED_AT(j);
+    const ulong e = (STRIDED_UPPER(j) ? half_up + col_mirror : half_lo + col) +
+                    STRIDED_ROW_AT(STRIDED_ROW(j));
     K[j] = e < n ? keys[e] : pad;
     IF_VALUES(if (e < n) V[j] = vals[e]);
   }
@@ -812,19 +814,16 @@ TILE_KERNEL void bitonic_merge_strided(global KEY_T *keys, global VALUE_T *vals,
     tile_round(&m, BT_TILE, top - bits, bits, 0);
     BT_BARRIER();
   }
-  /* Slot j * BT_WG + t: the lower half's addresses (flip 0). */
+  /* Slots j * BT_WG + t, column t in both halves. */
   BT_UNROLL for (uint j = 0; j < BT_ITEMS; j++) {
     const uint l = (j << lw) + t;
-    const ulong e = (flip && (l >> (lt - 1u)) ? base_up - strided_dep(BT_WG - 1u - t, c, lo) +
-                                                   strided_dep(t, c, lo)
-                                             : base_lo) +
-                    (rows_shift ? (ulong)j << row_shift : strided_dep(j << lw, c, lo));
+    const ulong e = (flip && (l >> (lt - 1u)) ? half_up : half_lo) + col + STRIDED_ROW_AT(j);
     if (e < n) {
       keys[e] = bits_to_key(m.k[PAD(l)], kind, desc);
       IF_VALUES(vals[e] = m.v[PAD(l)]);
     }
   }
-#undef STRIDED_AT
+#undef STRIDED_ROW_AT
 }
 
 #if BT_WIDE > 0
