@@ -8,12 +8,17 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 /* Private (internal.h): the -D flags of the context's launch shape. */
 const char *clsort__common_options(const clsort_context *ctx);
+/* Private (runtime.h): the context's host threads run fn(arg, i, count)
+ * once for every i in [0, count). */
+void clsort__parallel(clsort_context *ctx, unsigned count,
+                      void (*fn)(void *arg, unsigned index, unsigned count), void *arg);
 
 /* ------------------------------------------ the devices, as OpenCL lists them */
 typedef struct dev_ref {
@@ -625,6 +630,48 @@ T_TEST(algorithm_overrides_out_of_range_ignored) {
   alarm(0);
 }
 
+/* ------------------------------------------------- the host thread pool */
+/* Jobs handed to the pool back to back (the workers still spinning) and
+ * after pauses longer than their spin (the workers asleep): every task of
+ * every job runs exactly once, with the count the job was given, and the
+ * call returns only when all have. */
+typedef struct pool_job {
+  atomic_uint runs[40];
+  atomic_uint wrong_count;
+  unsigned count;
+} pool_job;
+
+static void pool_task(void *arg, unsigned index, unsigned count) {
+  pool_job *j = arg;
+  if (count != j->count || index >= count) atomic_fetch_add(&j->wrong_count, 1);
+  else atomic_fetch_add(&j->runs[index], 1);
+}
+
+T_TEST(pool_runs_every_task_once) {
+  t_setenv("CLSORT_HOST_THREADS", "6");
+  clsort_context *c = create_or_fail(t_device_spec());
+  hang_guard(120);
+  unsigned seed = 12345;
+  for (unsigned job = 0; job < 3000; job++) {
+    pool_job j;
+    seed = seed * 1103515245u + 12345u;
+    j.count = 1 + (seed >> 16) % 40; /* fewer tasks than threads, and more */
+    atomic_init(&j.wrong_count, 0);
+    for (unsigned i = 0; i < 40; i++) atomic_init(&j.runs[i], 0);
+    if (job % 500 == 499) {
+      struct timespec pause = {0, 2000000}; /* 2 ms: past the spin, workers sleep */
+      nanosleep(&pause, NULL);
+    }
+    clsort__parallel(c, j.count, pool_task, &j);
+    ck_assert_uint_eq(atomic_load(&j.wrong_count), 0);
+    for (unsigned i = 0; i < 40; i++)
+      ck_assert_msg(atomic_load(&j.runs[i]) == (i < j.count),
+                    "job %u: task %u of %u ran %u times", job, i, j.count,
+                    atomic_load(&j.runs[i]));
+  }
+  alarm(0);
+}
+
 static void add(Suite *s, unsigned tiers) {
   if (!(tiers & T_QUICK)) return;
   TCase *tc = tcase_create("context");
@@ -644,6 +691,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, contexts_are_independent);
   tcase_add_test(tc, tuning_out_of_range_keeps_default_shape);
   tcase_add_test(tc, algorithm_overrides_out_of_range_ignored);
+  tcase_add_test(tc, pool_runs_every_task_once);
 }
 
 int main(int argc, char **argv) { return t_main(argc, argv, "context", add); }
