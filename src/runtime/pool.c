@@ -132,6 +132,12 @@ void clsort__host_settings_from_env(clsort_context *ctx) {
    * CLSORT_STAGING=KIB:SLOTS[:FORCE] or CLSORT_STAGING=0 says otherwise. */
   ctx->staging_slot_bytes = (size_t)8 << 20;
   ctx->staging_slots = 6;
+  /* A transfer's last slots halve down to 1 MiB (CLSORT_STAGING_RAMP=KIB,
+   * 0 for whole slots throughout). */
+  ctx->staging_ramp_bytes = (size_t)1 << 20;
+  if (clsort__env_fields("CLSORT_STAGING_RAMP", f, 1) == 1 &&
+      clsort__env_field_ok("CLSORT_STAGING_RAMP", "KIB", f[0], 0, 1u << 20, ENV_ANY))
+    ctx->staging_ramp_bytes = (size_t)f[0] << 10;
   ctx->staging_off = false;
   ctx->staging_force = false;
   ctx->plain_copy = clsort__env_flag("CLSORT_PLAIN_COPY");

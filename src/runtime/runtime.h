@@ -203,6 +203,7 @@ struct clsort_context {
   struct clsort__staging *staging;
   struct clsort__pinned *pinned; /* clsort_host_alloc's allocations */
   size_t staging_slot_bytes;
+  size_t staging_ramp_bytes; /* the shortest slot at a transfer's ends; 0: none */
   unsigned staging_slots;
   bool staging_off;   /* CLSORT_STAGING=0 */
   bool staging_force; /* CLSORT_STAGING=KIB:SLOTS:1: stage on CPU devices too (tests) */

@@ -14,8 +14,9 @@
 /* Copies one slot may gather (pieces of an out-of-core bucket); a slot
  * with more is sent as it is and the next one starts. */
 #define MAX_RUNS 512
-/* Below this a slot's copy is not worth waking another thread. */
-#define BYTES_PER_THREAD ((size_t)256 << 10)
+/* Below this a slot's copy is not worth waking another thread (the
+ * ramp's 1 MiB slots take 16). */
+#define BYTES_PER_THREAD ((size_t)64 << 10)
 
 typedef struct clsort__staging {
   cl_command_queue up, down;
@@ -192,6 +193,20 @@ static void run_copies(clsort_context *ctx, slot_copy *c, trace *t) {
   }
 }
 
+/* The bytes of the next slot of a staged transfer with `left` bytes to
+ * go. Nothing overlaps the end of the pipeline: an upload, which runs at
+ * the rate of its host copies (45-50 GB/s on the H100 host, below the
+ * link's 55), ends with its last slot's transfer, and a download, which
+ * runs at the link's, with its last slot's host copy. So the last slots
+ * halve down to the ramp's size, and that step is short. (The first slots
+ * stay whole: the link waits for the first copy either way, and more,
+ * shorter slots cost the upload's copies more than they save.) */
+static size_t slot_bytes_for(const clsort_context *ctx, size_t slot, size_t left) {
+  size_t ramp = ctx->staging_ramp_bytes;
+  if (ramp == 0 || ramp >= slot || left > 2 * slot) return slot;
+  return clsort__min(slot, clsort__max(ramp, (left / 2 + 4095) / 4096 * 4096));
+}
+
 /* ---------------------------------------------------------------- upload */
 /* The slot being filled: its copies and the device writes that follow. */
 typedef struct upload_state {
@@ -200,6 +215,8 @@ typedef struct upload_state {
   unsigned slot;
   bool open;
   slot_copy copy;
+  size_t cap;         /* bytes the open slot takes (slot_bytes_for) */
+  size_t left;        /* staged bytes still to copy */
   cl_mem mem[MAX_RUNS];
   size_t offset[MAX_RUNS]; /* device offset of each write; its bytes are copy.bytes */
   cl_uint num_wait;
@@ -228,16 +245,17 @@ static clsort_status stage_piece(upload_state *u, const clsort__piece *p) {
   const unsigned char *src = p->host;
   size_t offset = p->offset, left = p->bytes;
   while (left > 0) {
-    if (u->open && (u->copy.total == u->s->slot_bytes || u->copy.count == MAX_RUNS))
+    if (u->open && (u->copy.total == u->cap || u->copy.count == MAX_RUNS))
       FORWARD_IF_ERROR(send_slot(u));
     if (!u->open) {
       FORWARD_IF_ERROR(take_slot(u->s, &u->slot, &u->t));
       u->open = true;
+      u->cap = slot_bytes_for(u->ctx, u->s->slot_bytes, u->left);
       u->copy.slot = u->s->host + (size_t)u->slot * u->s->slot_bytes;
       u->copy.count = 0;
       u->copy.total = 0;
     }
-    size_t take = clsort__min(left, u->s->slot_bytes - u->copy.total);
+    size_t take = clsort__min(left, u->cap - u->copy.total);
     unsigned j = u->copy.count;
     /* A piece that continues the last one's device range joins its write. */
     if (j > 0 && u->mem[j - 1] == p->mem && u->offset[j - 1] + u->copy.bytes[j - 1] == offset &&
@@ -253,6 +271,7 @@ static clsort_status stage_piece(upload_state *u, const clsort__piece *p) {
       u->copy.count++;
     }
     u->copy.total += take;
+    u->left -= take;
     src += take;
     offset += take;
     left -= take;
@@ -280,6 +299,9 @@ clsort_status clsort__upload(clsort_context *ctx, const clsort__piece *pieces, s
   u->open = false;
   u->num_wait = num_wait;
   u->wait = wait;
+  u->left = 0;
+  for (size_t i = 0; i < count; i++)
+    if (!clsort__is_pinned(ctx, pieces[i].host, pieces[i].bytes)) u->left += pieces[i].bytes;
   trace_begin(&u->t);
   size_t total = 0;
   clsort_status st = CLSORT_SUCCESS;
@@ -314,6 +336,24 @@ typedef struct chunk {
   cl_event ev;
 } chunk;
 
+/* A download's staged pieces in chunks of a slot, shorter at the ends
+ * (slot_bytes_for), into `out` unless NULL; returns how many. */
+static size_t plan_chunks(const clsort_context *ctx, const clsort__staging *s,
+                          const clsort__piece *pieces, size_t count, chunk *out) {
+  size_t left = 0, k = 0;
+  for (size_t i = 0; i < count; i++)
+    if (!clsort__is_pinned(ctx, pieces[i].host, pieces[i].bytes)) left += pieces[i].bytes;
+  for (size_t i = 0; i < count; i++) {
+    const clsort__piece *p = &pieces[i];
+    if (p->bytes == 0 || clsort__is_pinned(ctx, p->host, p->bytes)) continue;
+    for (size_t at = 0, len; at < p->bytes; at += len, left -= len, k++) {
+      len = clsort__min(slot_bytes_for(ctx, s->slot_bytes, left), p->bytes - at);
+      if (out) out[k] = (chunk){p->mem, p->offset + at, len, (unsigned char *)p->host + at, 0, NULL};
+    }
+  }
+  return k;
+}
+
 clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces, size_t count,
                                cl_uint num_wait, const cl_event *wait) {
   if (!clsort__staging_on(ctx)) {
@@ -326,28 +366,18 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
   }
   clsort__staging *s;
   FORWARD_IF_ERROR(get_staging(ctx, &s));
-  /* The staged pieces in slot-sized chunks; pinned ones go straight. */
-  size_t chunks = 0;
-  for (size_t i = 0; i < count; i++)
-    if (!clsort__is_pinned(ctx, pieces[i].host, pieces[i].bytes))
-      chunks += clsort__div_up(pieces[i].bytes, s->slot_bytes);
+  size_t chunks = plan_chunks(ctx, s, pieces, count, NULL);
   chunk *c = clsort__malloc(ctx, (chunks + 1) * sizeof *c);
   RETURN_IF(!c, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a download's plan");
+  plan_chunks(ctx, s, pieces, count, c);
+  /* Pinned pieces go straight. */
   clsort_status st = CLSORT_SUCCESS;
-  size_t k = 0;
   for (size_t i = 0; i < count && st == CLSORT_SUCCESS; i++) {
     const clsort__piece *p = &pieces[i];
-    if (p->bytes == 0) continue;
-    if (clsort__is_pinned(ctx, p->host, p->bytes)) {
+    if (p->bytes && clsort__is_pinned(ctx, p->host, p->bytes))
       st = CL_CHECK(clEnqueueReadBuffer(s->down, p->mem, CL_FALSE, p->offset, p->bytes, p->host,
                                         num_wait, wait, NULL));
-      continue;
-    }
-    for (size_t at = 0; at < p->bytes; at += s->slot_bytes, k++)
-      c[k] = (chunk){p->mem, p->offset + at, clsort__min(s->slot_bytes, p->bytes - at),
-                     (unsigned char *)p->host + at, 0, NULL};
   }
-  chunks = k;
   trace t;
   trace_begin(&t);
   size_t total = 0;
