@@ -112,6 +112,34 @@ static bool have_platform(void) {
   return clGetPlatformIDs(0, NULL, &np) == CL_SUCCESS && np > 0;
 }
 
+/* "P:D name (platform)" of every device, for a message: a spec that
+ * matches nothing is most often a driver the ICD loader did not list (an
+ * ICD not registered, or one whose start-up failed), and the list shows
+ * which. */
+static void list_devices(char *out, size_t size) {
+  size_t at = 0;
+  out[0] = '\0';
+  cl_platform_id platforms[MAX_PLATFORMS];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(MAX_PLATFORMS, platforms, &np) != CL_SUCCESS) np = 0;
+  for (cl_uint p = 0; p < np && p < MAX_PLATFORMS; p++) {
+    char platform[128] = {0};
+    clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL);
+    cl_device_id devices[MAX_DEVICES];
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &nd) != CL_SUCCESS)
+      nd = 0;
+    for (cl_uint d = 0; d < nd && d < MAX_DEVICES && at + 1 < size; d++) {
+      char name[128] = {0};
+      clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+      int w = snprintf(out + at, size - at, "%s%u:%u %s (%s)", at ? "; " : "", p, d, name, platform);
+      if (w < 0) break;
+      at += (size_t)w < size - at ? (size_t)w : size - at - 1;
+    }
+  }
+  if (at == 0) snprintf(out, size, "none");
+}
+
 /* Finds the device for an explicit spec. */
 static clsort_status find_by_spec(const char *spec, found *out) {
   RETURN_IF(spec[0] == '\0', CLSORT_ERROR_INVALID_ARGUMENT,
@@ -134,7 +162,12 @@ static clsort_status find_by_spec(const char *spec, found *out) {
               "device spec '%s' is malformed: \"P:D\" takes two indices", spec);
     ok = find_device(match_name, spec, out);
   }
-  RETURN_IF(!ok, CLSORT_ERROR_NO_DEVICE, "no OpenCL device matches '%s'", spec);
+  if (!ok) {
+    char devices[512];
+    list_devices(devices, sizeof devices);
+    return FAIL(CLSORT_ERROR_NO_DEVICE, "no OpenCL device matches '%s'; the devices found: %s", spec,
+                devices);
+  }
   return CLSORT_SUCCESS;
 }
 
