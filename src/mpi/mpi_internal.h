@@ -29,9 +29,11 @@ clsort_status clsort_mpi__agree(MPI_Comm comm, clsort_status local);
 
 /* -------------------------------------------------------- host_arrays.c */
 /* A host array of the sort's own, page-aligned; with touchers > 1 its
- * pages are faulted in by up to that many threads before it returns. */
+ * pages are faulted in by up to that many threads before it returns.
+ * Large ones go back to a small cache when freed, for the next array. */
 typedef struct clsort_mpi__array {
   void *ptr;
+  size_t capacity; /* bytes the block holds (its size in the cache) */
 } clsort_mpi__array;
 clsort_status clsort_mpi__array_alloc(size_t bytes, unsigned touchers, clsort_mpi__array *a);
 void clsort_mpi__array_free(clsort_mpi__array *a);
