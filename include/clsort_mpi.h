@@ -13,6 +13,14 @@
  * device merge; 3 (k + v) n with the host merge too, as the sorted copy is
  * gone by then. Device memory: libclsort's for one host-array sort of
  * max(n, m) elements (larger ones sort out of core, as clsort_sort).
+ * Arrays of 2 MiB and more are not given back to the system when a call
+ * is done with them but kept, up to 8 blocks per process, for the next
+ * array of this call or of a later one, which then finds its pages mapped
+ * (no page faults, no zeroing: 8-14% faster whole sorts on the H100 host).
+ * The kept blocks are marked MADV_FREE, so the kernel takes their pages
+ * back under memory pressure; they stay in the process's address space
+ * (and in its resident size until taken). CLSORT_MPI_KEEP=0 keeps none,
+ * CLSORT_MPI_KEEP=BYTES keeps arrays from that size on.
  *
  * Threads: before the exchange, up to (the node's cores / the ranks of comm
  * on the node) short-lived threads fault in the receive buffer's pages
