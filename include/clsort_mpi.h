@@ -28,7 +28,9 @@
  * MPI_Alltoallv would otherwise do alone); CLSORT_MPI_PRETOUCH=0 in the
  * environment leaves that out. During each exchange as many threads copy
  * the part of the data that stays on this rank, beside the calling
- * thread's MPI call. Only the calling thread calls MPI, so
+ * thread's MPI call, and the host merge (CLSORT_MPI_MERGE=host) cuts its
+ * output into a range per thread. CLSORT_MPI_HOST_THREADS=N sets the
+ * count instead (1 to 16). Only the calling thread calls MPI, so
  * MPI_THREAD_FUNNELED suffices. */
 #ifndef CLSORT_MPI_H
 #define CLSORT_MPI_H

@@ -25,6 +25,12 @@ size_t clsort_mpi__helper_bytes(void) {
 unsigned clsort_mpi__host_threads(MPI_Comm comm) {
   int local_rank, ranks;
   clsort_mpi__node_ranks(comm, &local_rank, &ranks);
+  const char *text = getenv("CLSORT_MPI_HOST_THREADS");
+  if (text && *text) {
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    if (*end == '\0' && v >= 1 && v <= CLSORT_MPI_MAX_HELPERS) return (unsigned)v;
+  }
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   long share = (online > 0 ? online : 1) / (ranks > 0 ? ranks : 1);
   return share > 1 ? (unsigned)share : 1;

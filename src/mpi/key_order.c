@@ -8,29 +8,20 @@
  * every bit flipped (larger magnitude sorts first), the others only the
  * sign bit. Signed integers: the sign bit flipped. Any width: 1, 2, 4 or 8
  * bytes. */
+clsort_mpi__order clsort_mpi__order_for(clsort_type type, bool descending) {
+  clsort_mpi__order o;
+  o.ks = clsort_type_size(type);
+  o.all = o.ks == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * o.ks)) - 1;
+  o.sign = o.all ^ (o.all >> 1);
+  o.flip = descending ? o.all : 0;
+  o.is_signed = type == CLSORT_I32 || type == CLSORT_I64 || type == CLSORT_I8 ||
+                type == CLSORT_I16;
+  o.is_float = type == CLSORT_F32 || type == CLSORT_F64 || type == CLSORT_F16 ||
+               type == CLSORT_BF16;
+  return o;
+}
+
 uint64_t clsort_mpi__order_key(clsort_type type, const void *keys, size_t i, bool descending) {
-  size_t ks = clsort_type_size(type);
-  const unsigned char *p = (const unsigned char *)keys + i * ks;
-  uint64_t u = 0;
-  if (ks == 1) {
-    u = *p;
-  } else if (ks == 2) {
-    uint16_t v;
-    memcpy(&v, p, 2);
-    u = v;
-  } else if (ks == 4) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    u = v;
-  } else {
-    memcpy(&u, p, 8);
-  }
-  uint64_t all = ks == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * ks)) - 1, sign = all ^ (all >> 1);
-  bool is_signed = type == CLSORT_I32 || type == CLSORT_I64 || type == CLSORT_I8 ||
-                   type == CLSORT_I16;
-  bool is_float = type == CLSORT_F32 || type == CLSORT_F64 || type == CLSORT_F16 ||
-                  type == CLSORT_BF16;
-  if (is_signed) u ^= sign;
-  if (is_float) u ^= (u & sign) ? all : sign;
-  return descending ? u ^ all : u;
+  clsort_mpi__order o = clsort_mpi__order_for(type, descending);
+  return clsort_mpi__order_of(&o, keys, i);
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "clsort_mpi.h"
 
@@ -40,7 +41,9 @@ void clsort_mpi__array_free(clsort_mpi__array *a);
 
 /* -------------------------------------------------------- host_threads.c */
 /* This rank's share of its node's cores (collective over comm): the most
- * helper threads its host work takes. */
+ * helper threads its host work takes. CLSORT_MPI_HOST_THREADS=N (1 to
+ * CLSORT_MPI_MAX_HELPERS) sets it instead, so that tests on few cores
+ * reach the threads. */
 unsigned clsort_mpi__host_threads(MPI_Comm comm);
 
 #define CLSORT_MPI_MAX_HELPERS 16
@@ -73,6 +76,36 @@ void clsort_mpi__helpers_finish(clsort_mpi__helpers *h);
  * order of the key (descending: reversed), so that one comparison serves
  * every type and direction. */
 uint64_t clsort_mpi__order_key(clsort_type type, const void *keys, size_t i, bool descending);
+/* The same map with its constants worked out once, for loops over many
+ * keys (the host merge): clsort_mpi__order_of(&o, keys, i) with
+ * o = clsort_mpi__order_for(type, descending). */
+typedef struct clsort_mpi__order {
+  size_t ks;
+  uint64_t all, sign, flip;
+  bool is_signed, is_float;
+} clsort_mpi__order;
+clsort_mpi__order clsort_mpi__order_for(clsort_type type, bool descending);
+static inline uint64_t clsort_mpi__order_of(const clsort_mpi__order *o, const void *keys,
+                                            size_t i) {
+  const unsigned char *p = (const unsigned char *)keys + i * o->ks;
+  uint64_t u = 0;
+  if (o->ks == 4) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    u = v;
+  } else if (o->ks == 8) {
+    memcpy(&u, p, 8);
+  } else if (o->ks == 2) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    u = v;
+  } else {
+    u = *p;
+  }
+  if (o->is_signed) u ^= o->sign;
+  if (o->is_float) u ^= (u & o->sign) ? o->all : o->sign;
+  return u ^ o->flip;
+}
 
 /* ---------------------------------------------------------- exchange.c */
 /* An all-to-all of bytes: counts and displacements per peer, in bytes.
@@ -102,10 +135,12 @@ clsort_status clsort_mpi__cut_runs(MPI_Comm comm, clsort_type type, bool descend
 /* ---------------------------------------------------------- merge.c */
 /* Merges `runs` sorted runs lying one after another in keys (run r starts
  * at starts[r], starts[runs] = the end) into out_keys, ties in run order
- * (stable); values (value_size bytes, or NULL) move with their keys. */
+ * (stable); values (value_size bytes, or NULL) move with their keys. Up to
+ * `threads` threads (this one among them) merge a range of the output
+ * each. */
 clsort_status clsort_mpi__merge_runs(clsort_type type, bool descending, const void *keys,
                                      const void *values, size_t value_size,
                                      const uint64_t *starts, int runs, void *out_keys,
-                                     void *out_values);
+                                     void *out_values, unsigned threads);
 
 #endif

@@ -493,17 +493,25 @@ static void fallback_cases(clsort_context *ctx) {
   unsetenv("CLSORT_MPI_MAX_COUNT");
 }
 
-/* Helper threads on small data (CLSORT_MPI_HELPER_BYTES set to a page):
- * the exchanges' own parts copied beside MPI, the receive buffers
- * touched first, in shares of pages. */
+/* Helper threads on small data (CLSORT_MPI_HELPER_BYTES set to a page,
+ * 4 threads whatever the cores): the exchanges' own parts copied beside
+ * MPI, the receive buffers touched first, in shares of pages; and the
+ * host merge cut into a range per thread, on every distribution (ties
+ * across the cuts: all-equal, few-unique). */
 static void helper_cases(clsort_context *ctx) {
   setenv("CLSORT_MPI_HELPER_BYTES", "4096", 1);
+  setenv("CLSORT_MPI_HOST_THREADS", "4", 1);
   scale = 60;
   config keys = {CLSORT_U32, 0, 0, CLSORT_AUTO};
   config pairs = {CLSORT_F64, 8, CLSORT_STABLE, CLSORT_AUTO};
+  config desc = {CLSORT_I32, 4, CLSORT_STABLE | CLSORT_DESCENDING, CLSORT_AUTO};
   run_case(ctx, &keys, UNIFORM, seed ^ 0x4e1d);
   run_case(ctx, &pairs, ZIPF, seed ^ 0x4e1e);
+  setenv("CLSORT_MPI_MERGE", "host", 1);
+  for (int d = 0; d < DISTS; d++) run_case(ctx, &desc, (enum dist)d, seed ^ (0x4e20 + (uint64_t)d));
+  unsetenv("CLSORT_MPI_MERGE");
   scale = 1;
+  unsetenv("CLSORT_MPI_HOST_THREADS");
   unsetenv("CLSORT_MPI_HELPER_BYTES");
 }
 
@@ -572,15 +580,18 @@ int main(int argc, char **argv) {
   fallback_cases(ctx);
   helper_cases(ctx);
   error_cases(ctx);
-  cases += 5;
+  cases += 5 + DISTS;
 
-  /* The host merge as well as the device's. */
-  setenv("CLSORT_MPI_MERGE", "host", 1);
-  config host = {CLSORT_F64, 8, CLSORT_STABLE | CLSORT_DESCENDING, CLSORT_AUTO};
-  run_case(ctx, &host, ZIPF, seed ^ 0x40);
-  run_case(ctx, &host, ALL_EQUAL, seed ^ 0x41);
+  /* Both merges named, the host's and the device's re-sort (the default). */
+  config merged = {CLSORT_F64, 8, CLSORT_STABLE | CLSORT_DESCENDING, CLSORT_AUTO};
+  static const char *const merges[] = {"host", "device"};
+  for (int w = 0; w < 2; w++) {
+    setenv("CLSORT_MPI_MERGE", merges[w], 1);
+    run_case(ctx, &merged, ZIPF, seed ^ (0x40 + 2 * (uint64_t)w));
+    run_case(ctx, &merged, ALL_EQUAL, seed ^ (0x41 + 2 * (uint64_t)w));
+    cases += 2;
+  }
   unsetenv("CLSORT_MPI_MERGE");
-  cases += 2;
 
   clsort_context_release(ctx);
   long total = 0;
