@@ -6,7 +6,8 @@
  * keys, the smallest order v with at least d elements at or below it;
  * the elements below v come first, then those equal to v in run order, as
  * the stable merge takes them. Each thread then merges its own slices of
- * the runs with a heap. */
+ * the runs: the first of a few runs' heads found by a scan, of many by a
+ * heap. */
 #include "mpi_internal.h"
 
 #include <stdlib.h>
@@ -105,29 +106,48 @@ static void cut_at(const merge_job *m, uint64_t d, uint64_t *co) {
   for (int r = 0; r < m->runs; r++) co[r] += m->starts[r];
 }
 
+/* The run whose head comes first among the n live heads: a scan, without
+ * branches on the keys (a heap's sift mispredicts about every other
+ * compare on random keys: 4 runs of uniform keys merged at 62 ns a key on
+ * the H100 host, against 17 on Zipf keys). */
+static int first_head(const head *heads, int n) {
+  int b = 0;
+  for (int i = 1; i < n; i++) {
+    bool lt = (heads[i].order < heads[b].order) |
+              ((heads[i].order == heads[b].order) & (heads[i].run < heads[b].run));
+    b = lt ? i : b;
+  }
+  return b;
+}
+
+/* Runs up to this many are scanned (first_head); more go through a heap. */
+#define SCAN_RUNS 16
+
 /* Thread t: its cut, then the merge of [cut t, cut t + 1) of every run. */
 static void merge_share(merge_job *m, unsigned t) {
   uint64_t out = m->total / m->threads * t + (t < m->total % m->threads ? t : m->total % m->threads);
   /* Its own copy of its cut: the next thread starts from the same cut. */
   uint64_t *lo = (uint64_t *)(void *)(m->state + t * m->stride);
-  head *heap = (head *)(void *)(lo + m->runs);
+  head *heads = (head *)(void *)(lo + m->runs);
   const uint64_t *hi = m->co + (size_t)(t + 1) * m->runs;
   memcpy(lo, m->co + (size_t)t * m->runs, (size_t)m->runs * sizeof *lo);
   int n = 0;
   for (int r = 0; r < m->runs; r++)
-    if (lo[r] < hi[r]) heap[n++] = (head){order_at(m, lo[r]), r};
-  for (int i = n / 2 - 1; i >= 0; i--) sift_down(heap, n, i);
+    if (lo[r] < hi[r]) heads[n++] = (head){order_at(m, lo[r]), r};
+  bool scan = n <= SCAN_RUNS;
+  if (!scan)
+    for (int i = n / 2 - 1; i >= 0; i--) sift_down(heads, n, i);
   size_t ks = m->ks, vs = m->vs;
   for (uint64_t o = out; n > 0; o++) {
-    int r = heap[0].run;
+    int h = scan ? first_head(heads, n) : 0, r = heads[h].run;
     uint64_t i = lo[r]++;
     copy_element(m->out_keys + o * ks, m->keys + i * ks, ks);
     if (m->values) copy_element(m->out_values + o * vs, m->values + i * vs, vs);
     if (lo[r] < hi[r])
-      heap[0].order = order_at(m, lo[r]);
+      heads[h].order = order_at(m, lo[r]);
     else
-      heap[0] = heap[--n];
-    sift_down(heap, n, 0);
+      heads[h] = heads[--n];
+    if (!scan) sift_down(heads, n, 0);
   }
 }
 
