@@ -139,8 +139,8 @@ static clsort_status exchange(const job *j, const void *keys, const void *values
  * order) or, with CLSORT_MPI_MERGE=host, the host threads' k-way merge
  * into new arrays. The re-sort stays the default on CPU devices too: on
  * the H100 host's 16 cores (PoCL 5.0, 2^24 u32 keys a rank) the host merge
- * took 42-54 ms against 41-46 on 2 ranks, but 249-270 against 89-98 on 4
- * (uniform keys; 62-68 ms for Zipf and few-unique ones). */
+ * took 36-38 ms against 38-59 on 2 ranks, but 172-209 against 86-87 on 4
+ * (uniform keys; 63-70 ms for Zipf and few-unique ones). */
 static clsort_status merge(job *j, clsort_mpi__array *keys, clsort_mpi__array *values,
                            uint64_t m, const uint64_t *starts) {
   int runs = 0;
