@@ -149,7 +149,7 @@ static clsort_status merge(job *j, clsort_mpi__array *keys, clsort_mpi__array *v
   const char *how = getenv("CLSORT_MPI_MERGE");
   bool host = how && strcmp(how, "host") == 0;
   if (!host) return device_sort(j, keys->ptr, values->ptr, m);
-  clsort_mpi__array out_keys, out_values = {NULL};
+  clsort_mpi__array out_keys, out_values = {NULL, 0};
   clsort_status st = clsort_mpi__array_alloc(m * j->key_size, 0, &out_keys);
   if (st == CLSORT_SUCCESS && j->value_size)
     st = clsort_mpi__array_alloc(m * j->value_size, 0, &out_values);
@@ -200,8 +200,8 @@ static clsort_status run(job *j) {
   /* 8 tables of P entries for the exchanges, and two prefix tables. */
   uint64_t *tables = calloc(10 * (size_t)P + 2, sizeof *tables);
   uint64_t *held = tables ? tables + 8 * (size_t)P : NULL;
-  clsort_mpi__array keys = {NULL}, values = {NULL};
-  clsort_mpi__array recv_keys = {NULL}, recv_values = {NULL};
+  clsort_mpi__array keys = {NULL, 0}, values = {NULL, 0};
+  clsort_mpi__array recv_keys = {NULL, 0}, recv_values = {NULL, 0};
   double t = phase_start(j);
 
   /* Local sort: a copy, so that the caller's arrays stay as they were
