@@ -123,9 +123,15 @@ static int first_head(const head *heads, int n) {
 /* Runs up to this many are scanned (first_head); more go through a heap. */
 #define SCAN_RUNS 16
 
+/* The first output of thread t: the outputs split as evenly as they go. */
+static uint64_t share_start(const merge_job *m, unsigned t) {
+  uint64_t rest = m->total % m->threads;
+  return m->total / m->threads * t + (t < rest ? t : rest);
+}
+
 /* Thread t: its cut, then the merge of [cut t, cut t + 1) of every run. */
 static void merge_share(merge_job *m, unsigned t) {
-  uint64_t out = m->total / m->threads * t + (t < m->total % m->threads ? t : m->total % m->threads);
+  uint64_t out = share_start(m, t);
   /* Its own copy of its cut: the next thread starts from the same cut. */
   uint64_t *lo = (uint64_t *)(void *)(m->state + t * m->stride);
   head *heads = (head *)(void *)(lo + m->runs);
@@ -190,10 +196,7 @@ clsort_status clsort_mpi__merge_runs(clsort_type type, bool descending, const vo
     m.co[r] = starts[r];
     m.co[(size_t)m.threads * runs + r] = starts[r + 1];
   }
-  for (unsigned t = 1; t < m.threads; t++) {
-    uint64_t d = m.total / m.threads * t + (t < m.total % m.threads ? t : m.total % m.threads);
-    cut_at(&m, d, m.co + (size_t)t * runs);
-  }
+  for (unsigned t = 1; t < m.threads; t++) cut_at(&m, share_start(&m, t), m.co + (size_t)t * runs);
   pthread_t tid[CLSORT_MPI_MAX_HELPERS];
   share_arg args[CLSORT_MPI_MAX_HELPERS];
   bool started[CLSORT_MPI_MAX_HELPERS] = {false};
