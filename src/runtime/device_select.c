@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,32 +113,38 @@ static bool have_platform(void) {
   return clGetPlatformIDs(0, NULL, &np) == CL_SUCCESS && np > 0;
 }
 
+/* The list list_devices writes: the text so far in out[0, at). */
+typedef struct device_list {
+  char *out;
+  size_t size, at;
+} device_list;
+
+/* A find_device visitor that matches nothing: it appends "P:D name
+ * (platform)" of every device it is shown. */
+static bool append_device(cl_device_id dev, unsigned p, unsigned d, const void *arg) {
+  device_list *l = (device_list *)(uintptr_t)arg;
+  if (l->at + 1 >= l->size) return false;
+  char name[128] = {0}, platform[128] = {0};
+  cl_platform_id id = NULL;
+  clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+  if (clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof id, &id, NULL) == CL_SUCCESS)
+    clGetPlatformInfo(id, CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL);
+  int w = snprintf(l->out + l->at, l->size - l->at, "%s%u:%u %s (%s)", l->at ? "; " : "", p, d,
+                   name, platform);
+  if (w > 0) l->at += (size_t)w < l->size - l->at ? (size_t)w : l->size - l->at - 1;
+  return false;
+}
+
 /* "P:D name (platform)" of every device, for a message: a spec that
  * matches nothing is most often a driver the ICD loader did not list (an
  * ICD not registered, or one whose start-up failed), and the list shows
  * which. */
 static void list_devices(char *out, size_t size) {
-  size_t at = 0;
+  device_list l = {out, size, 0};
   out[0] = '\0';
-  cl_platform_id platforms[MAX_PLATFORMS];
-  cl_uint np = 0;
-  if (clGetPlatformIDs(MAX_PLATFORMS, platforms, &np) != CL_SUCCESS) np = 0;
-  for (cl_uint p = 0; p < np && p < MAX_PLATFORMS; p++) {
-    char platform[128] = {0};
-    clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL);
-    cl_device_id devices[MAX_DEVICES];
-    cl_uint nd = 0;
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &nd) != CL_SUCCESS)
-      nd = 0;
-    for (cl_uint d = 0; d < nd && d < MAX_DEVICES && at + 1 < size; d++) {
-      char name[128] = {0};
-      clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof name - 1, name, NULL);
-      int w = snprintf(out + at, size - at, "%s%u:%u %s (%s)", at ? "; " : "", p, d, name, platform);
-      if (w < 0) break;
-      at += (size_t)w < size - at ? (size_t)w : size - at - 1;
-    }
-  }
-  if (at == 0) snprintf(out, size, "none");
+  found unused;
+  find_device(append_device, &l, &unused);
+  if (l.at == 0) snprintf(out, size, "none");
 }
 
 /* Finds the device for an explicit spec. */
