@@ -76,3 +76,42 @@ void clsort_mpi__helpers_finish(clsort_mpi__helpers *h) {
   }
   h->count = 0;
 }
+
+unsigned clsort_mpi__threads_for(uint64_t elements, size_t unit, unsigned most) {
+  size_t least = clsort_mpi__helper_bytes();
+  if (least > ((size_t)1 << 20)) least = (size_t)1 << 20;
+  uint64_t useful = elements / (least / unit + 1) + 1;
+  if (most > useful) most = (unsigned)useful;
+  if (most > CLSORT_MPI_MAX_HELPERS) most = CLSORT_MPI_MAX_HELPERS;
+  return most > 0 ? most : 1;
+}
+
+typedef struct thread_arg {
+  void (*fn)(void *, unsigned);
+  void *arg;
+  unsigned t;
+} thread_arg;
+
+static void *thread_main(void *raw) {
+  thread_arg *a = raw;
+  a->fn(a->arg, a->t);
+  return NULL;
+}
+
+void clsort_mpi__run_threads(unsigned count, void (*fn)(void *arg, unsigned t), void *arg) {
+  pthread_t tid[CLSORT_MPI_MAX_HELPERS];
+  thread_arg args[CLSORT_MPI_MAX_HELPERS];
+  bool started[CLSORT_MPI_MAX_HELPERS] = {false};
+  if (count > CLSORT_MPI_MAX_HELPERS) count = CLSORT_MPI_MAX_HELPERS;
+  for (unsigned t = 1; t < count; t++) {
+    args[t] = (thread_arg){fn, arg, t};
+    started[t] = pthread_create(&tid[t], NULL, thread_main, &args[t]) == 0;
+  }
+  fn(arg, 0);
+  for (unsigned t = 1; t < count; t++) {
+    if (started[t])
+      pthread_join(tid[t], NULL);
+    else
+      fn(arg, t); /* no thread for it: this one does its share */
+  }
+}

@@ -60,15 +60,6 @@ static uint64_t order_at(const merge_job *m, uint64_t i) {
 }
 
 /* dst = src, `size` bytes: constant sizes, so that the copies inline. */
-static void copy_element(unsigned char *dst, const unsigned char *src, size_t size) {
-  switch (size) {
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    case 2: memcpy(dst, src, 2); break;
-    default: memcpy(dst, src, size);
-  }
-}
-
 /* Elements of run r whose order is below v (or at most v, with `equal`). */
 static uint64_t count_below(const merge_job *m, int r, uint64_t v, bool equal) {
   uint64_t lo = m->starts[r], hi = m->starts[r + 1];
@@ -147,8 +138,8 @@ static void merge_share(merge_job *m, unsigned t) {
   for (uint64_t o = out; n > 0; o++) {
     int h = scan ? first_head(heads, n) : 0, r = heads[h].run;
     uint64_t i = lo[r]++;
-    copy_element(m->out_keys + o * ks, m->keys + i * ks, ks);
-    if (m->values) copy_element(m->out_values + o * vs, m->values + i * vs, vs);
+    clsort_mpi__copy_element(m->out_keys + o * ks, m->keys + i * ks, ks);
+    if (m->values) clsort_mpi__copy_element(m->out_values + o * vs, m->values + i * vs, vs);
     if (lo[r] < hi[r])
       heads[h].order = order_at(m, lo[r]);
     else
@@ -157,16 +148,7 @@ static void merge_share(merge_job *m, unsigned t) {
   }
 }
 
-typedef struct share_arg {
-  merge_job *m;
-  unsigned t;
-} share_arg;
-
-static void *share_thread(void *raw) {
-  share_arg *a = raw;
-  merge_share(a->m, a->t);
-  return NULL;
-}
+static void share_thread(void *raw, unsigned t) { merge_share(raw, t); }
 
 clsort_status clsort_mpi__merge_runs(clsort_type type, bool descending, const void *keys,
                                      const void *values, size_t value_size,
@@ -175,14 +157,7 @@ clsort_status clsort_mpi__merge_runs(clsort_type type, bool descending, const vo
   merge_job m = {clsort_mpi__order_for(type, descending), keys, values, clsort_type_size(type),
                  value_size, starts, runs, starts[runs] - starts[0], out_keys, out_values, 1,
                  NULL, NULL, 0};
-  /* A thread per 1 MiB of keys at least (less where CLSORT_MPI_HELPER_BYTES
-   * says so, for the tests), and not more than the helpers. */
-  size_t least = clsort_mpi__helper_bytes();
-  if (least > ((size_t)1 << 20)) least = (size_t)1 << 20;
-  uint64_t most = m.total / (least / m.ks + 1) + 1;
-  if (threads > most) threads = (unsigned)most;
-  if (threads > CLSORT_MPI_MAX_HELPERS) threads = CLSORT_MPI_MAX_HELPERS;
-  m.threads = threads > 0 ? threads : 1;
+  m.threads = clsort_mpi__threads_for(m.total, m.ks, threads);
   m.co = malloc(((size_t)m.threads + 1) * (size_t)runs * sizeof *m.co);
   m.stride = ((size_t)runs * (sizeof(uint64_t) + sizeof(head)) + 127) / 128 * 128;
   m.state = aligned_alloc(128, m.threads * m.stride);
@@ -197,20 +172,7 @@ clsort_status clsort_mpi__merge_runs(clsort_type type, bool descending, const vo
     m.co[(size_t)m.threads * runs + r] = starts[r + 1];
   }
   for (unsigned t = 1; t < m.threads; t++) cut_at(&m, share_start(&m, t), m.co + (size_t)t * runs);
-  pthread_t tid[CLSORT_MPI_MAX_HELPERS];
-  share_arg args[CLSORT_MPI_MAX_HELPERS];
-  bool started[CLSORT_MPI_MAX_HELPERS] = {false};
-  for (unsigned t = 1; t < m.threads; t++) {
-    args[t] = (share_arg){&m, t};
-    started[t] = pthread_create(&tid[t], NULL, share_thread, &args[t]) == 0;
-  }
-  merge_share(&m, 0);
-  for (unsigned t = 1; t < m.threads; t++) {
-    if (started[t])
-      pthread_join(tid[t], NULL);
-    else
-      merge_share(&m, t); /* no thread for it: this one does its share */
-  }
+  clsort_mpi__run_threads(m.threads, share_thread, &m);
   free(m.co);
   free(m.state);
   return CLSORT_SUCCESS;

@@ -70,6 +70,15 @@ typedef struct clsort_mpi__helpers {
 void clsort_mpi__helpers_start(clsort_mpi__helpers *h, void *dst, const void *src, size_t bytes,
                                unsigned most);
 void clsort_mpi__helpers_finish(clsort_mpi__helpers *h);
+/* Threads for a pass over `elements` of `unit` bytes: one per 1 MiB at
+ * least (less where CLSORT_MPI_HELPER_BYTES says so, for the tests), at
+ * most `most` and CLSORT_MPI_MAX_HELPERS, at least 1. */
+unsigned clsort_mpi__threads_for(uint64_t elements, size_t unit, unsigned most);
+/* Runs fn(arg, t) for every t below count (at most CLSORT_MPI_MAX_HELPERS):
+ * t = 0 on the calling thread, the others on threads of their own, all
+ * joined before it returns; a share whose thread cannot start is done by
+ * the caller. */
+void clsort_mpi__run_threads(unsigned count, void (*fn)(void *arg, unsigned t), void *arg);
 
 /* ---------------------------------------------------------- key_order.c */
 /* A key mapped to an unsigned number whose ascending order is libclsort's
@@ -107,6 +116,18 @@ static inline uint64_t clsort_mpi__order_of(const clsort_mpi__order *o, const vo
   return u ^ o->flip;
 }
 
+/* One element of 1, 2, 4 or 8 bytes (or any size), copied by a constant-
+ * size memcpy where it can, for the hot loops. */
+static inline void clsort_mpi__copy_element(unsigned char *dst, const unsigned char *src,
+                                            size_t size) {
+  switch (size) {
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 2: memcpy(dst, src, 2); break;
+    default: memcpy(dst, src, size);
+  }
+}
+
 /* ---------------------------------------------------------- exchange.c */
 /* An all-to-all of bytes: counts and displacements per peer, in bytes.
  * One MPI_Alltoallv when every count and displacement fits in an int (or
@@ -122,6 +143,24 @@ int clsort_mpi__alltoallv(const void *send, const uint64_t *send_counts,
                           uint64_t *rounds);
 
 /* ---------------------------------------------------------- splitters.c */
+/* A splitter: the first element (in (key, rank, index) order) of a
+ * destination; valid 0 for one above every element. */
+typedef struct clsort_mpi__splitter {
+  uint64_t order; /* clsort_mpi__order_key of its key */
+  uint64_t pos;   /* its index on its rank */
+  int32_t rank;
+  int32_t valid;
+} clsort_mpi__splitter;
+/* The splitters of destinations 1 .. size - 1 into splitters[0 .. size - 2]
+ * from samples of every rank's input (n elements of keys; regular samples
+ * of a sorted input, else stratified random ones), chosen so that
+ * destination d's data starts near global position targets[d] (rank d's
+ * first; targets[size] = the total). Collective; a failure (host memory)
+ * is agreed, as clsort_mpi__agree. */
+clsort_status clsort_mpi__choose_splitters(MPI_Comm comm, clsort_type type, bool descending,
+                                           const void *keys, size_t n, bool sorted,
+                                           const uint64_t *targets,
+                                           clsort_mpi__splitter *splitters);
 /* Where this rank's sorted run (n elements) is cut for each destination:
  * cuts[0] = 0 <= cuts[1] <= ... <= cuts[size] = n; destination d gets
  * [cuts[d], cuts[d + 1]). `targets[d]` is the global position where rank
@@ -131,6 +170,17 @@ int clsort_mpi__alltoallv(const void *send, const uint64_t *send_counts,
 clsort_status clsort_mpi__cut_runs(MPI_Comm comm, clsort_type type, bool descending,
                                    const void *keys, size_t n, const uint64_t *targets,
                                    uint64_t *cuts);
+
+/* ---------------------------------------------------------- partition.c */
+/* This rank's unsorted input (n elements of keys, and values of value_size
+ * bytes or NULL) scattered into out_keys / out_values as one run per
+ * destination (size of them, by the size - 1 splitters), each in input
+ * order; counts[d] gets run d's length. Up to `threads` threads. */
+clsort_status clsort_mpi__partition(clsort_type type, bool descending, int rank, int size,
+                                    const clsort_mpi__splitter *splitters, const void *keys,
+                                    const void *values, size_t value_size, uint64_t n,
+                                    void *out_keys, void *out_values, uint64_t *counts,
+                                    unsigned threads);
 
 /* ---------------------------------------------------------- merge.c */
 /* Merges `runs` sorted runs lying one after another in keys (run r starts

@@ -27,6 +27,7 @@ typedef struct job {
   uint64_t n;
   uint64_t *targets; /* size + 1: where each rank's slice starts, then the total */
   unsigned host_threads; /* helper threads for host work (host_threads.c) */
+  bool partition_first;  /* the flow: see choose_flow */
   clsort_mpi_stats stats;
 } job;
 
@@ -194,6 +195,76 @@ static double phase_start(const job *j) {
   return MPI_Wtime();
 }
 
+/* Sort-first: a copy of the input (so that the caller's arrays stay as
+ * they were until the last phase, whatever fails) sorted on the device,
+ * then cut at splitters from regular samples; counts[p] gets the length
+ * of the piece for rank p. */
+static clsort_status sort_and_cut(job *j, clsort_mpi__array *keys, clsort_mpi__array *values,
+                                  uint64_t *counts) {
+  double t = MPI_Wtime();
+  clsort_status st = clsort_mpi__array_alloc(j->n * j->key_size, 0, keys);
+  if (st == CLSORT_SUCCESS && j->value_size)
+    st = clsort_mpi__array_alloc(j->n * j->value_size, 0, values);
+  if (st == CLSORT_SUCCESS && j->n > 0) {
+    memcpy(keys->ptr, j->keys, j->n * j->key_size);
+    if (j->value_size) memcpy(values->ptr, j->values, j->n * j->value_size);
+    st = device_sort(j, keys->ptr, values->ptr, j->n);
+  }
+  st = clsort_mpi__agree(j->comm, st);
+  j->stats.seconds[CLSORT_MPI_LOCAL_SORT] = MPI_Wtime() - t;
+  if (st != CLSORT_SUCCESS) return st;
+
+  t = phase_start(j);
+  uint64_t *cuts = counts + 8 * (size_t)j->size; /* P + 1 entries, free until the rebalance */
+  st = clsort_mpi__cut_runs(j->comm, j->type, j->descending, keys->ptr, j->n, j->targets, cuts);
+  for (int p = 0; p < j->size && st == CLSORT_SUCCESS; p++) counts[p] = cuts[p + 1] - cuts[p];
+  j->stats.seconds[CLSORT_MPI_SAMPLING] = MPI_Wtime() - t;
+  return st;
+}
+
+/* Partition-first: splitters from random samples of the caller's input,
+ * then the input scattered into one run per destination in new arrays
+ * (the caller's stay as they were); counts[p] gets run p's length. */
+static clsort_status partition_input(job *j, clsort_mpi__array *keys, clsort_mpi__array *values,
+                                     uint64_t *counts) {
+  double t = MPI_Wtime();
+  clsort_mpi__splitter *splitters = calloc((size_t)j->size, sizeof *splitters);
+  clsort_status st = clsort_mpi__agree(
+      j->comm, splitters ? CLSORT_SUCCESS
+                         : clsort_mpi__fail(CLSORT_ERROR_OUT_OF_MEMORY,
+                                            "no host memory for %d splitters", j->size));
+  if (st == CLSORT_SUCCESS)
+    st = clsort_mpi__choose_splitters(j->comm, j->type, j->descending, j->keys, j->n, false,
+                                      j->targets, splitters);
+  j->stats.seconds[CLSORT_MPI_SAMPLING] = MPI_Wtime() - t;
+
+  t = phase_start(j);
+  if (st == CLSORT_SUCCESS) {
+    st = clsort_mpi__array_alloc(j->n * j->key_size, 0, keys);
+    if (st == CLSORT_SUCCESS && j->value_size)
+      st = clsort_mpi__array_alloc(j->n * j->value_size, 0, values);
+    if (st == CLSORT_SUCCESS)
+      st = clsort_mpi__partition(j->type, j->descending, j->rank, j->size, splitters, j->keys,
+                                 j->value_size ? j->values : NULL, j->value_size, j->n,
+                                 keys->ptr, values->ptr, counts, j->host_threads);
+    st = clsort_mpi__agree(j->comm, st);
+  }
+  free(splitters);
+  j->stats.seconds[CLSORT_MPI_LOCAL_SORT] = MPI_Wtime() - t;
+  return st;
+}
+
+/* The flow, the same on every rank: partition-first unless
+ * CLSORT_MPI_FLOW=sort-first on any rank (the flow whose local sort makes
+ * the exchange's balance exact rather than statistical, and the only one
+ * in which the host merge, CLSORT_MPI_MERGE=host, applies). */
+static bool choose_flow(MPI_Comm comm) {
+  const char *text = getenv("CLSORT_MPI_FLOW");
+  int sort_first = text && strcmp(text, "sort-first") == 0;
+  MPI_Allreduce(MPI_IN_PLACE, &sort_first, 1, MPI_INT, MPI_MAX, comm);
+  return !sort_first;
+}
+
 static clsort_status run(job *j) {
   int P = j->size;
   clsort_status st = CLSORT_SUCCESS;
@@ -202,37 +273,20 @@ static clsort_status run(job *j) {
   uint64_t *held = tables ? tables + 8 * (size_t)P : NULL;
   clsort_mpi__array keys = {NULL, 0}, values = {NULL, 0};
   clsort_mpi__array recv_keys = {NULL, 0}, recv_values = {NULL, 0};
-  double t = phase_start(j);
-
-  /* Local sort: a copy, so that the caller's arrays stay as they were
-   * until the last phase, whatever fails. */
+  uint64_t *sc = tables, *sd = sc + P, *rc = sd + P, *rd = rc + P;
   if (!tables) st = clsort_mpi__fail(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for tables");
-  if (st == CLSORT_SUCCESS) st = clsort_mpi__array_alloc(j->n * j->key_size, 0, &keys);
-  if (st == CLSORT_SUCCESS && j->value_size)
-    st = clsort_mpi__array_alloc(j->n * j->value_size, 0, &values);
-  if (st == CLSORT_SUCCESS && j->n > 0) {
-    memcpy(keys.ptr, j->keys, j->n * j->key_size);
-    if (j->value_size) memcpy(values.ptr, j->values, j->n * j->value_size);
-    st = device_sort(j, keys.ptr, values.ptr, j->n);
-  }
   st = clsort_mpi__agree(j->comm, st);
-  j->stats.seconds[CLSORT_MPI_LOCAL_SORT] = MPI_Wtime() - t;
   if (st != CLSORT_SUCCESS) goto cleanup;
-
-  /* Sampling: the cuts of this rank's run, one per destination. */
-  t = phase_start(j);
-  uint64_t *cuts = held; /* P + 1 entries, free until the rebalance */
-  st = clsort_mpi__cut_runs(j->comm, j->type, j->descending, keys.ptr, j->n, j->targets, cuts);
-  j->stats.seconds[CLSORT_MPI_SAMPLING] = MPI_Wtime() - t;
+  phase_start(j); /* the phases of each flow time themselves */
+  if (j->partition_first)
+    st = partition_input(j, &keys, &values, sc);
+  else
+    st = sort_and_cut(j, &keys, &values, sc);
   if (st != CLSORT_SUCCESS) goto cleanup;
 
   /* Exchange: counts first, then the runs. */
-  t = phase_start(j);
-  uint64_t *sc = tables, *sd = sc + P, *rc = sd + P, *rd = rc + P;
-  for (int p = 0; p < P; p++) {
-    sc[p] = cuts[p + 1] - cuts[p];
-    sd[p] = cuts[p];
-  }
+  double t = phase_start(j);
+  for (int p = 0; p < P; p++) sd[p] = p ? sd[p - 1] + sc[p - 1] : 0;
   MPI_Alltoall(sc, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, j->comm);
   uint64_t m = 0;
   for (int p = 0; p < P; p++) {
@@ -253,12 +307,17 @@ static clsort_status run(job *j) {
   j->stats.seconds[CLSORT_MPI_EXCHANGE] = MPI_Wtime() - t;
   if (st != CLSORT_SUCCESS) goto cleanup;
 
-  /* Merge: the runs arrived in rank order, each sorted. */
+  /* Merge: the runs arrived in rank order, each sorted (sort-first) or
+   * in input order (partition-first: sorted here, stably where asked). */
   t = phase_start(j);
   uint64_t *starts = held; /* rd plus the end */
   memcpy(starts, rd, (size_t)P * sizeof *starts);
   starts[P] = m;
-  st = clsort_mpi__agree(j->comm, merge(j, &recv_keys, &recv_values, m, starts));
+  if (j->partition_first)
+    st = clsort_mpi__agree(j->comm, m > 1 ? device_sort(j, recv_keys.ptr, recv_values.ptr, m)
+                                          : CLSORT_SUCCESS);
+  else
+    st = clsort_mpi__agree(j->comm, merge(j, &recv_keys, &recv_values, m, starts));
   j->stats.seconds[CLSORT_MPI_MERGE] = MPI_Wtime() - t;
   if (st != CLSORT_SUCCESS) goto cleanup;
 
@@ -308,6 +367,7 @@ static clsort_status sort_any(clsort_context *ctx, MPI_Comm comm, clsort_type ty
   MPI_Comm_rank(comm, &j.rank);
   MPI_Comm_size(comm, &j.size);
   j.host_threads = clsort_mpi__host_threads(comm);
+  j.partition_first = choose_flow(comm);
 
   /* Every check on every rank, before any data moves. */
   clsort_status st = clsort_mpi__agree(comm, check_local(&j, pairs));

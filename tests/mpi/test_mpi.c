@@ -324,6 +324,9 @@ static void run_case(clsort_context *ctx, const config *c, enum dist d, uint64_t
            (c->flags & CLSORT_DESCENDING) ? " desc" : " asc", dist_names[d],
            c->algorithm == CLSORT_AUTO ? "auto" : "radix", size);
   if (scale > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " x%" PRIu64, scale);
+  const char *flow = getenv("CLSORT_MPI_FLOW"), *merge = getenv("CLSORT_MPI_MERGE");
+  if (flow) snprintf(label + strlen(label), sizeof label - strlen(label), " %s", flow);
+  if (merge) snprintf(label + strlen(label), sizeof label - strlen(label), " %s merge", merge);
   uint64_t *counts = malloc((size_t)size * sizeof *counts);
   uint64_t *offsets = malloc(((size_t)size + 1) * sizeof *offsets);
   counts_for(d, case_seed, counts);
@@ -495,9 +498,10 @@ static void fallback_cases(clsort_context *ctx) {
 
 /* Helper threads on small data (CLSORT_MPI_HELPER_BYTES set to a page,
  * 4 threads whatever the cores): the exchanges' own parts copied beside
- * MPI, the receive buffers touched first, in shares of pages; and the
- * host merge cut into a range per thread, on every distribution (ties
- * across the cuts: all-equal, few-unique). */
+ * MPI, the receive buffers touched first, in shares of pages; the
+ * partition (the default flow) in a chunk per thread, and the host merge
+ * (sort-first flow) cut into a range per thread, on every distribution
+ * (ties across the chunks and cuts: all-equal, few-unique). */
 static void helper_cases(clsort_context *ctx) {
   setenv("CLSORT_MPI_HELPER_BYTES", "4096", 1);
   setenv("CLSORT_MPI_HOST_THREADS", "4", 1);
@@ -507,9 +511,12 @@ static void helper_cases(clsort_context *ctx) {
   config desc = {CLSORT_I32, 4, CLSORT_STABLE | CLSORT_DESCENDING, CLSORT_AUTO};
   run_case(ctx, &keys, UNIFORM, seed ^ 0x4e1d);
   run_case(ctx, &pairs, ZIPF, seed ^ 0x4e1e);
+  for (int d = 0; d < DISTS; d++) run_case(ctx, &desc, (enum dist)d, seed ^ (0x4e40 + (uint64_t)d));
+  setenv("CLSORT_MPI_FLOW", "sort-first", 1);
   setenv("CLSORT_MPI_MERGE", "host", 1);
   for (int d = 0; d < DISTS; d++) run_case(ctx, &desc, (enum dist)d, seed ^ (0x4e20 + (uint64_t)d));
   unsetenv("CLSORT_MPI_MERGE");
+  unsetenv("CLSORT_MPI_FLOW");
   scale = 1;
   unsetenv("CLSORT_MPI_HOST_THREADS");
   unsetenv("CLSORT_MPI_HELPER_BYTES");
@@ -580,18 +587,27 @@ int main(int argc, char **argv) {
   fallback_cases(ctx);
   helper_cases(ctx);
   error_cases(ctx);
-  cases += 5 + DISTS;
+  cases += 5 + 2 * DISTS;
 
-  /* Both merges named, the host's and the device's re-sort (the default). */
+  /* Every flow and merge named: partition-first (the default), and
+   * sort-first with the device's re-sort and with the host merge; on
+   * larger slices too, where the partition's splitters come from random
+   * samples rather than from every element. */
   config merged = {CLSORT_F64, 8, CLSORT_STABLE | CLSORT_DESCENDING, CLSORT_AUTO};
-  static const char *const merges[] = {"host", "device"};
-  for (int w = 0; w < 2; w++) {
+  static const char *const flows[] = {"partition-first", "sort-first", "sort-first"};
+  static const char *const merges[] = {"device", "device", "host"};
+  for (int w = 0; w < 3; w++) {
+    setenv("CLSORT_MPI_FLOW", flows[w], 1);
     setenv("CLSORT_MPI_MERGE", merges[w], 1);
     run_case(ctx, &merged, ZIPF, seed ^ (0x40 + 2 * (uint64_t)w));
     run_case(ctx, &merged, ALL_EQUAL, seed ^ (0x41 + 2 * (uint64_t)w));
-    cases += 2;
+    scale = 60;
+    run_case(ctx, &merged, FEW_UNIQUE, seed ^ (0x60 + (uint64_t)w));
+    scale = 1;
+    cases += 3;
   }
   unsetenv("CLSORT_MPI_MERGE");
+  unsetenv("CLSORT_MPI_FLOW");
 
   clsort_context_release(ctx);
   long total = 0;
