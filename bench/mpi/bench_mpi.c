@@ -238,12 +238,16 @@ int main(int argc, char **argv) {
   uint64_t ref_bytes = mean_bytes / (uint64_t)size * (uint64_t)size * (uint64_t)size;
 
   if (rank == 0) {
-    static const char *const names[] = {"local sort", "sampling", "exchange", "merge", "rebalance"};
+    static const char *const names[] = {"local step", "sampling", "exchange", "merge", "rebalance"};
     double data = (double)all_n * (double)(ks + vs);
     printf("clsort-mpi-bench: %d ranks, %s scaling, %s %s%s, %" PRIu64 " keys in all (%" PRIu64
            " on rank 0), device %s, best of %d\n",
            size, total ? "strong" : "weak", dist, type_name, pairs ? " + u64 values" : "", all_n, n,
            clsort_context_device_name(ctx), reps);
+    /* The local step sorts (sort-first) or partitions (partition-first,
+     * the default), and the merge then merges or sorts. */
+    const char *flow = getenv("CLSORT_MPI_FLOW");
+    printf("  flow: %s\n", flow && strcmp(flow, "sort-first") == 0 ? "sort-first" : "partition-first");
     printf("  %-11s %10s %9s\n", "phase", "ms", "GB/s");
     for (int p = 0; p < CLSORT_MPI_PHASES; p++) {
       /* The exchange's rate counts the bytes it moved; the others the data. */

@@ -11,13 +11,17 @@
 clsort_mpi__order clsort_mpi__order_for(clsort_type type, bool descending) {
   clsort_mpi__order o;
   o.ks = clsort_type_size(type);
-  o.all = o.ks == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * o.ks)) - 1;
-  o.sign = o.all ^ (o.all >> 1);
-  o.flip = descending ? o.all : 0;
-  o.is_signed = type == CLSORT_I32 || type == CLSORT_I64 || type == CLSORT_I8 ||
-                type == CLSORT_I16;
-  o.is_float = type == CLSORT_F32 || type == CLSORT_F64 || type == CLSORT_F16 ||
-               type == CLSORT_BF16;
+  o.top = (unsigned)(8 * o.ks - 1);
+  uint64_t all = o.ks == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * o.ks)) - 1;
+  uint64_t sign = all ^ (all >> 1);
+  bool is_signed = type == CLSORT_I32 || type == CLSORT_I64 || type == CLSORT_I8 ||
+                   type == CLSORT_I16;
+  bool is_float = type == CLSORT_F32 || type == CLSORT_F64 || type == CLSORT_F16 ||
+                  type == CLSORT_BF16;
+  /* A float with the sign bit set has every bit flipped: the sign bit
+   * (fixed) and the rest (negative). */
+  o.fixed = (is_signed || is_float ? sign : 0) ^ (descending ? all : 0);
+  o.negative = is_float ? all ^ sign : 0;
   return o;
 }
 

@@ -90,10 +90,14 @@ uint64_t clsort_mpi__order_key(clsort_type type, const void *keys, size_t i, boo
  * o = clsort_mpi__order_for(type, descending). */
 typedef struct clsort_mpi__order {
   size_t ks;
-  uint64_t all, sign, flip;
-  bool is_signed, is_float;
+  unsigned top;      /* the sign bit's place: 8 ks - 1 */
+  uint64_t fixed;    /* flipped in every key: the sign bit (signed, floats), all (descending) */
+  uint64_t negative; /* flipped too in keys with the sign bit set (floats: all but the sign) */
 } clsort_mpi__order;
 clsort_mpi__order clsort_mpi__order_for(clsort_type type, bool descending);
+/* Without branches on the type, so that loops over random keys (the
+ * partition, the merge) mispredict nothing; a constant o->ks (a caller
+ * specialised by key size) leaves one load. */
 static inline uint64_t clsort_mpi__order_of(const clsort_mpi__order *o, const void *keys,
                                             size_t i) {
   const unsigned char *p = (const unsigned char *)keys + i * o->ks;
@@ -111,9 +115,7 @@ static inline uint64_t clsort_mpi__order_of(const clsort_mpi__order *o, const vo
   } else {
     u = *p;
   }
-  if (o->is_signed) u ^= o->sign;
-  if (o->is_float) u ^= (u & o->sign) ? o->all : o->sign;
-  return u ^ o->flip;
+  return u ^ o->fixed ^ ((0 - ((u >> o->top) & 1)) & o->negative);
 }
 
 /* One element of 1, 2, 4 or 8 bytes (or any size), copied by a constant-

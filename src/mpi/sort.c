@@ -257,10 +257,11 @@ static clsort_status partition_input(job *j, clsort_mpi__array *keys, clsort_mpi
 /* The flow, the same on every rank: partition-first unless
  * CLSORT_MPI_FLOW=sort-first on any rank (the flow whose local sort makes
  * the exchange's balance exact rather than statistical, and the only one
- * in which the host merge, CLSORT_MPI_MERGE=host, applies). */
-static bool choose_flow(MPI_Comm comm) {
+ * in which the host merge, CLSORT_MPI_MERGE=host, applies), or one rank
+ * alone (which sorts once either way, and needs no partition). */
+static bool choose_flow(MPI_Comm comm, int size) {
   const char *text = getenv("CLSORT_MPI_FLOW");
-  int sort_first = text && strcmp(text, "sort-first") == 0;
+  int sort_first = size == 1 || (text && strcmp(text, "sort-first") == 0);
   MPI_Allreduce(MPI_IN_PLACE, &sort_first, 1, MPI_INT, MPI_MAX, comm);
   return !sort_first;
 }
@@ -367,7 +368,7 @@ static clsort_status sort_any(clsort_context *ctx, MPI_Comm comm, clsort_type ty
   MPI_Comm_rank(comm, &j.rank);
   MPI_Comm_size(comm, &j.size);
   j.host_threads = clsort_mpi__host_threads(comm);
-  j.partition_first = choose_flow(comm);
+  j.partition_first = choose_flow(comm, j.size);
 
   /* Every check on every rank, before any data moves. */
   clsort_status st = clsort_mpi__agree(comm, check_local(&j, pairs));
