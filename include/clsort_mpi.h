@@ -6,7 +6,8 @@
  * Host memory per rank, beyond the caller's arrays (k = key size, v = value
  * size, 0 for keys only; n = n_local, m = the elements the exchange brings
  * this rank: n plus the sampling error, a few percent of N / P at most):
- * a sorted copy of the input, (k + v) n, freed after the exchange; the
+ * a sorted copy of the input (partition-first: the input in runs per
+ * destination), (k + v) n, freed after the exchange; the
  * receive buffer, (k + v) m; with the host merge (CLSORT_MPI_MERGE=host) a
  * merge output of (k + v) m more; and the samples, 32 s P bytes (s samples
  * per rank, below). Peak: about 3 (k + v) n with the input, for the default
@@ -28,7 +29,8 @@
  * MPI_Alltoallv would otherwise do alone); CLSORT_MPI_PRETOUCH=0 in the
  * environment leaves that out. During each exchange as many threads copy
  * the part of the data that stays on this rank, beside the calling
- * thread's MPI call, and the host merge (CLSORT_MPI_MERGE=host) cuts its
+ * thread's MPI call; the partition (partition-first) takes a chunk of the
+ * input per thread, and the host merge (CLSORT_MPI_MERGE=host) cuts its
  * output into a range per thread. CLSORT_MPI_HOST_THREADS=N sets the
  * count instead (1 to 16). Only the calling thread calls MPI, so
  * MPI_THREAD_FUNNELED suffices. */
@@ -58,14 +60,30 @@ extern "C" {
  * RADIX or MERGE). Bit ranges (begin_bit/end_bit other than the full key)
  * are not supported here.
  *
- * Algorithm: a local sort on the device; regular samples (s per rank: 32
- * P within 64..8192; CLSORT_MPI_OVERSAMPLING=s overrides) compared as
- * (key, rank, index), so that duplicate and all-equal keys split evenly;
- * splitters at each rank's own first global position, so that the
- * exchange brings every rank about its own count; one MPI_Alltoallv of
- * sorted runs; a merge of the received runs (a stable re-sort on the
- * device; CLSORT_MPI_MERGE=host merges on the host); then a second
- * exchange that moves only the slices past each rank's own count.
+ * Algorithm: a sample sort in one of two flows, the same on every rank.
+ * Sort-first: a local sort on the device; regular samples of the sorted
+ * run (s per rank: 32 P within 64..8192); one MPI_Alltoallv of sorted
+ * runs; a merge of the received runs (a stable re-sort on the device;
+ * CLSORT_MPI_MERGE=host merges on the host). Partition-first: stratified
+ * random samples of the unsorted input (one from each of s blocks, at a
+ * place fixed by (rank, block), so that runs repeat; s = 1024 P within
+ * 64..8192); the input scattered by the splitters into one run per
+ * destination on the host's threads, each run in input order; one
+ * MPI_Alltoallv; one (stable) sort of the received data on the device.
+ * Partition-first sorts every key once instead of twice; its balance is
+ * statistical (the largest receive within 1.1x the mean by four standard
+ * errors at P >= 2) where sort-first's is exact to the sampling blocks.
+ * It is the default when every rank's device is a CPU, where the host's
+ * partition costs less than a device sort (16 cores shared by 4 ranks:
+ * the whole sort 12-20% faster); sort-first with any GPU and for one
+ * rank. CLSORT_MPI_FLOW=sort-first or =partition-first on any rank
+ * chooses instead (sort-first winning a disagreement);
+ * clsort_mpi_last_flow() tells which ran. In both, samples compare as
+ * (key, rank, index), so that duplicate and all-equal keys split evenly,
+ * and the splitters sit at each rank's own first global position, so that
+ * the exchange brings every rank about its own count
+ * (CLSORT_MPI_OVERSAMPLING=s sets s); then a second exchange moves only
+ * the slices past each rank's own count.
  * Exchanges whose counts or displacements pass INT_MAX bytes use
  * MPI_Alltoallv_c (MPI 4) or else rounds of point-to-point messages;
  * CLSORT_MPI_MAX_COUNT=bytes (a test setting) forces the rounds.
@@ -117,10 +135,14 @@ CLSORT_API const char *clsort_mpi_last_error_message(void);
 
 /* The phases of a distributed sort, in order. */
 typedef enum clsort_mpi_phase {
-  CLSORT_MPI_LOCAL_SORT = 0, /* the copy and sort of this rank's input on its device */
-  CLSORT_MPI_SAMPLING = 1,   /* samples gathered, splitters chosen, runs cut */
-  CLSORT_MPI_EXCHANGE = 2,   /* the all-to-all of the runs (counts included) */
-  CLSORT_MPI_MERGE = 3,      /* the received runs merged */
+  /* Sort-first: the copy and sort of this rank's input on its device;
+   * partition-first: the input scattered into a run per destination. */
+  CLSORT_MPI_LOCAL_SORT = 0,
+  CLSORT_MPI_SAMPLING = 1, /* samples gathered, splitters chosen (sort-first: runs cut) */
+  CLSORT_MPI_EXCHANGE = 2, /* the all-to-all of the runs (counts included) */
+  /* The received runs into one sorted sequence: merged (sort-first), or
+   * sorted on the device (partition-first). */
+  CLSORT_MPI_MERGE = 3,
   CLSORT_MPI_REBALANCE = 4,  /* back to each rank's own count, into the caller's arrays */
   CLSORT_MPI_PHASES = 5
 } clsort_mpi_phase;
@@ -143,6 +165,16 @@ typedef struct clsort_mpi_stats {
  * Returns CLSORT_SUCCESS, or CLSORT_ERROR_INVALID_ARGUMENT for NULL.
  * Since 0.2. */
 CLSORT_API clsort_status clsort_mpi_last_stats(clsort_mpi_stats *stats);
+
+/* The two orders of work (see "Algorithm" at clsort_mpi_sort). */
+typedef enum clsort_mpi_flow {
+  CLSORT_MPI_SORT_FIRST = 0,     /* local sort, cut at splitters, exchange, merge */
+  CLSORT_MPI_PARTITION_FIRST = 1 /* partition at splitters, exchange, one sort */
+} clsort_mpi_flow;
+
+/* The flow of this thread's last successful sort (CLSORT_MPI_SORT_FIRST
+ * before any). Since 0.3. */
+CLSORT_API clsort_mpi_flow clsort_mpi_last_flow(void);
 
 #ifdef __cplusplus
 }

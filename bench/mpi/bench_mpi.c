@@ -246,8 +246,8 @@ int main(int argc, char **argv) {
            clsort_context_device_name(ctx), reps);
     /* The local step sorts (sort-first) or partitions (partition-first,
      * the default), and the merge then merges or sorts. */
-    const char *flow = getenv("CLSORT_MPI_FLOW");
-    printf("  flow: %s\n", flow && strcmp(flow, "sort-first") == 0 ? "sort-first" : "partition-first");
+    printf("  flow: %s\n",
+           clsort_mpi_last_flow() == CLSORT_MPI_PARTITION_FIRST ? "partition-first" : "sort-first");
     printf("  %-11s %10s %9s\n", "phase", "ms", "GB/s");
     for (int p = 0; p < CLSORT_MPI_PHASES; p++) {
       /* The exchange's rate counts the bytes it moved; the others the data. */

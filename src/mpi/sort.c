@@ -7,6 +7,9 @@
 #include <string.h>
 
 static _Thread_local clsort_mpi_stats last_stats;
+static _Thread_local clsort_mpi_flow last_flow = CLSORT_MPI_SORT_FIRST;
+
+clsort_mpi_flow clsort_mpi_last_flow(void) { return last_flow; }
 
 clsort_status clsort_mpi_last_stats(clsort_mpi_stats *stats) {
   if (!stats) return CLSORT_ERROR_INVALID_ARGUMENT;
@@ -254,16 +257,26 @@ static clsort_status partition_input(job *j, clsort_mpi__array *keys, clsort_mpi
   return st;
 }
 
-/* The flow, the same on every rank: partition-first unless
- * CLSORT_MPI_FLOW=sort-first on any rank (the flow whose local sort makes
- * the exchange's balance exact rather than statistical, and the only one
- * in which the host merge, CLSORT_MPI_MERGE=host, applies), or one rank
- * alone (which sorts once either way, and needs no partition). */
-static bool choose_flow(MPI_Comm comm, int size) {
+/* The flow, the same on every rank. Partition-first when every rank's
+ * device is a CPU: there the host's partition costs less than a second
+ * device sort (H100 host, PoCL 5.0, 16 cores shared by 4 ranks, 2^24 u32
+ * keys a rank: partition 55-60 ms against a local sort of 85-99; whole
+ * sort 179-193 ms against 206-233). Sort-first with any GPU, which sorts
+ * twice faster than the host partitions (4 ranks on the H100: 72 ms
+ * against 118), and for one rank alone, which sorts once either way.
+ * CLSORT_MPI_FLOW=sort-first or =partition-first on any rank chooses
+ * (sort-first winning a disagreement). */
+static bool choose_flow(const job *j) {
+  cl_device_type type = 0;
+  if (clGetDeviceInfo(clsort_context_device(j->ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL) !=
+      CL_SUCCESS)
+    type = 0;
   const char *text = getenv("CLSORT_MPI_FLOW");
-  int sort_first = size == 1 || (text && strcmp(text, "sort-first") == 0);
-  MPI_Allreduce(MPI_IN_PLACE, &sort_first, 1, MPI_INT, MPI_MAX, comm);
-  return !sort_first;
+  int votes[3] = {text && strcmp(text, "sort-first") == 0,
+                  text && strcmp(text, "partition-first") == 0, !(type & CL_DEVICE_TYPE_CPU)};
+  MPI_Allreduce(MPI_IN_PLACE, votes, 3, MPI_INT, MPI_MAX, j->comm);
+  if (j->size == 1 || votes[0]) return false;
+  return votes[1] || !votes[2];
 }
 
 static clsort_status run(job *j) {
@@ -368,12 +381,13 @@ static clsort_status sort_any(clsort_context *ctx, MPI_Comm comm, clsort_type ty
   MPI_Comm_rank(comm, &j.rank);
   MPI_Comm_size(comm, &j.size);
   j.host_threads = clsort_mpi__host_threads(comm);
-  j.partition_first = choose_flow(comm, j.size);
+  
 
   /* Every check on every rank, before any data moves. */
   clsort_status st = clsort_mpi__agree(comm, check_local(&j, pairs));
   if (st == CLSORT_SUCCESS) st = check_agreement(&j);
   if (st != CLSORT_SUCCESS) return st;
+  j.partition_first = choose_flow(&j);
 
   j.targets = malloc(((size_t)j.size + 1) * sizeof *j.targets);
   st = clsort_mpi__agree(comm, j.targets ? CLSORT_SUCCESS
@@ -390,7 +404,10 @@ static clsort_status sort_any(clsort_context *ctx, MPI_Comm comm, clsort_type ty
 
   st = run(&j);
   free(j.targets);
-  if (st == CLSORT_SUCCESS) last_stats = j.stats;
+  if (st == CLSORT_SUCCESS) {
+    last_stats = j.stats;
+    last_flow = j.partition_first ? CLSORT_MPI_PARTITION_FIRST : CLSORT_MPI_SORT_FIRST;
+  }
   return st;
 }
 

@@ -370,6 +370,16 @@ static void run_case(clsort_context *ctx, const config *c, enum dist d, uint64_t
      * error the header gives, two blocks of N / s per cut plus P. */
     clsort_mpi_stats stats;
     clsort_mpi_last_stats(&stats);
+    /* The flow the header promises: one rank sorts first; else a named
+     * flow (sort-first winning); else partition-first on CPU devices. */
+    const char *named = getenv("CLSORT_MPI_FLOW");
+    cl_device_type type = 0;
+    clGetDeviceInfo(clsort_context_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    bool partition = size > 1 && !(named && strcmp(named, "sort-first") == 0) &&
+                     ((named && strcmp(named, "partition-first") == 0) ||
+                      (type & CL_DEVICE_TYPE_CPU));
+    if (clsort_mpi_last_flow() != (partition ? CLSORT_MPI_PARTITION_FIRST : CLSORT_MPI_SORT_FIRST))
+      fail("the flow was %d", (int)clsort_mpi_last_flow());
     uint64_t s = 32 * (uint64_t)size < 64 ? 64 : 32 * (uint64_t)size;
     uint64_t slack = 2 * (total / s + (uint64_t)size) + 2;
     if (stats.exchange_received > n + 2 * slack)
