@@ -75,7 +75,7 @@ extern "C" {
  * errors at P >= 2) where sort-first's is exact to the sampling blocks.
  * It is the default when every rank's device is a CPU, where the host's
  * partition costs less than a device sort (16 cores shared by 4 ranks:
- * the whole sort 12-20% faster); sort-first with any GPU and for one
+ * the whole sort 11-25% faster); sort-first with any GPU and for one
  * rank. CLSORT_MPI_FLOW=sort-first or =partition-first on any rank
  * chooses instead (sort-first winning a disagreement);
  * clsort_mpi_last_flow() tells which ran. In both, samples compare as
