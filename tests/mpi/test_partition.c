@@ -1,6 +1,7 @@
 /* test_partition.c: the distributed sort's partition (src/mpi/partition.c)
  * alone, without MPI ranks, so that every shape of it runs: up to 16
- * destinations (thresholds per piece of a chunk) and more (the search),
+ * destinations (thresholds per piece of a chunk), more (the search into
+ * a byte per element) and more than 256 (the search, twice),
  * every key size, splitters of this rank, of lower and higher ranks,
  * at the largest order and above every element, one and several threads.
  * Each output is checked against a reference that compares every element
@@ -116,10 +117,10 @@ int main(void) {
   setenv("CLSORT_MPI_HELPER_BYTES", "65536", 1);
   static const clsort_type types[] = {CLSORT_U8, CLSORT_I16, CLSORT_F32, CLSORT_U32, CLSORT_I64,
                                       CLSORT_F64};
-  static const int sizes[] = {1, 2, 3, 4, 7, 16, 17, 40};
+  static const int sizes[] = {1, 2, 3, 4, 7, 16, 17, 40, 300};
   int cases = 0;
   for (int t = 0; t < 6; t++)
-    for (int s = 0; s < 8; s++)
+    for (int s = 0; s < 9; s++)
       for (int pattern = 0; pattern < 3; pattern++)
         for (unsigned threads = 1; threads <= 4; threads += 3) {
           int size = sizes[s];
