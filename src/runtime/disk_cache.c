@@ -122,6 +122,39 @@ static void make_dirs(const char *dir) {
   mkdir(buf, 0755);
 }
 
+int clsort__driver_build_lock(const clsort_context *ctx) {
+  if (!driver_caches_itself(ctx)) return -1;
+  const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
+  if (pocl_cache && strcmp(pocl_cache, "0") == 0) return -1;
+  char dir[4096], path[4200];
+  cache_folder("POCL_CACHE_DIR", "pocl/kcache", dir, sizeof dir);
+  if (!dir[0]) return -1;
+  /* Beside PoCL's folder rather than in it, so that PoCL never meets a
+   * file of ours among its entries. */
+  size_t len = strlen(dir);
+  while (len > 1 && dir[len - 1] == '/') dir[--len] = '\0';
+  snprintf(path, sizeof path, "%s.clsort-lock", dir);
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = '\0';
+    make_dirs(dir);
+  }
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return -1; /* no lock: the build goes on as before */
+  struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+  while (fcntl(fd, F_SETLKW, &whole) != 0) {
+    if (errno != EINTR) {
+      close(fd);
+      return -1;
+    }
+  }
+  return fd;
+}
+
+void clsort__driver_build_unlock(int fd) {
+  if (fd >= 0) close(fd); /* closing releases the lock */
+}
+
 void clsort__disk_cache_store(const clsort_context *ctx, const char *key_hex,
                               const unsigned char *binary, size_t size) {
   if (!ctx->cache_dir || !binary || size == 0) return;

@@ -257,7 +257,9 @@ static clsort_status build(clsort_context *ctx, const clsort__program_spec *spec
   /* The cold first call is mostly these builds: CLSORT_LOG=debug says which
    * program took how long (scripts/cold-start). */
   double t0 = clsort__now_ms();
+  int lock = clsort__driver_build_lock(ctx);
   err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+  clsort__driver_build_unlock(lock);
   clsort__debug("built %s from %zu bytes of source in %.0f ms (%s)", spec->name, source_bytes,
                 clsort__now_ms() - t0, options);
   ctx->stats.from_source++;

@@ -427,6 +427,7 @@ unsigned char *clsort__disk_cache_load(clsort_context *ctx, const char *key_hex,
                                        size_t *size, bool *corrupt);
 void clsort__disk_cache_store(const clsort_context *ctx, const char *key_hex,
                               const unsigned char *binary, size_t size);
+/* clsort__driver_build_lock: in runtime/testing.h, where the tests reach it. */
 
 /* embedded_kernels.c (generated from cl/ by src/embed_kernels.py) */
 typedef struct clsort__kernel_file {

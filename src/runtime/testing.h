@@ -29,6 +29,17 @@ void clsort__cache_key(const clsort_context *ctx, const char *source, const char
 /* The disk-cache directory in use, or NULL when the disk cache is off. */
 const char *clsort__cache_dir(const clsort_context *ctx);
 
+/* PoCL 5.0 fails builds (CL_BUILD_PROGRAM_FAILURE) when processes that
+ * share its kernel cache build at the same time (pocl/pocl#1480; seen with
+ * 4 MPI ranks on a cold cache). So a build on PoCL holds an exclusive
+ * lock on a file beside PoCL's cache folder: one process builds, and the
+ * others then find its kernels in the cache. Returns the lock's file
+ * descriptor, or -1 where there is none to take (other drivers, PoCL's
+ * cache off, no folder, a file that cannot be created); the in-process
+ * mutex of PoCL contexts already orders this process's own builds. */
+int clsort__driver_build_lock(const clsort_context *ctx);
+void clsort__driver_build_unlock(int fd);
+
 /* Bytes of device scratch memory the context holds now. */
 size_t clsort__scratch_bytes(const clsort_context *ctx);
 

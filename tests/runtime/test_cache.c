@@ -6,9 +6,11 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "common.h"
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *cache_dir_;
@@ -361,6 +363,47 @@ T_TEST(pocl_default_leaves_caching_to_pocl) {
   }
 }
 
+/* A build on PoCL holds an exclusive lock beside PoCL's cache folder
+ * (PoCL 5.0 fails builds that processes sharing the cache run at once):
+ * while this process holds it, another process cannot take it; once
+ * released, it can. Other drivers take no lock. */
+static bool child_takes_lock(const char *path) {
+  pid_t pid = fork();
+  ASSERT_TRUE(pid >= 0);
+  if (pid == 0) {
+    int fd = open(path, O_RDWR);
+    struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    _exit(fd >= 0 && fcntl(fd, F_SETLK, &whole) == 0 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ_I64(waitpid(pid, &status, 0), pid);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+T_TEST(pocl_builds_hold_a_lock_beside_its_cache) {
+  t_unsetenv("CLSORT_CACHE");
+  const char *pocl_dir = t_temp_dir("pocl-kcache");
+  t_setenv("POCL_CACHE_DIR", pocl_dir);
+  clsort_context *c = new_context();
+  char platform[256] = "", path[4200];
+  cl_platform_id p;
+  ASSERT_CL(clGetDeviceInfo(clsort_context_device(c), CL_DEVICE_PLATFORM, sizeof p, &p, NULL));
+  ASSERT_CL(clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL));
+  int fd = clsort__driver_build_lock(c);
+  if (!strstr(platform, "Portable Computing Language")) {
+    ASSERT_EQ_I64(fd, -1);
+    return;
+  }
+  ASSERT_TRUE(fd >= 0);
+  snprintf(path, sizeof path, "%s.clsort-lock", pocl_dir);
+  ASSERT_FALSE(child_takes_lock(path));
+  clsort__driver_build_unlock(fd);
+  ASSERT_TRUE(child_takes_lock(path));
+  /* A build takes and releases it: the next process is not kept waiting. */
+  run_checked_scan(c, CLSORT_U64, 1000);
+  ASSERT_TRUE(child_takes_lock(path));
+}
+
 static void add(Suite *s, unsigned tiers) {
   if (!(tiers & T_QUICK)) return;
   TCase *tc = tcase_create("cache");
@@ -376,6 +419,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, cache_files_are_complete);
   tcase_add_test(tc, unusable_cache_dir_still_works);
   tcase_add_test(tc, pocl_default_leaves_caching_to_pocl);
+  tcase_add_test(tc, pocl_builds_hold_a_lock_beside_its_cache);
 }
 
 int main(int argc, char **argv) { return t_main(argc, argv, "cache", add); }
