@@ -75,8 +75,8 @@ static uint64_t chunk_start(const part_job *p, unsigned t) {
  * 2^levels - 1) of them, padded with ones no key passes. Keys of up to 4
  * bytes compare in 32 bits. One comparison a threshold and no branches:
  * 2.7 ns a key on one core of the H100 host at 4 destinations, against
- * 8.5 for a comparison of (order, index) pairs and 16 for a branchy
- * search. */
+ * 8.5 comparing (order, index) pairs for every element (and 31 on the
+ * 2-core machine for a branchy search over them). */
 static ALWAYS_INLINE void by_thresholds(const part_job *p, uint64_t lo, uint64_t hi, size_t ks,
                                         unsigned count, const uint64_t *t, unsigned base) {
   clsort_mpi__order order = p->order;

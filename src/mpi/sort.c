@@ -260,10 +260,10 @@ static clsort_status partition_input(job *j, clsort_mpi__array *keys, clsort_mpi
 /* The flow, the same on every rank. Partition-first when every rank's
  * device is a CPU: there the host's partition costs less than a second
  * device sort (H100 host, PoCL 5.0, 16 cores shared by 4 ranks, 2^24 u32
- * keys a rank: partition 54-72 ms against a local sort of 85-123; whole
- * sort 179-207 ms against 206-250). Sort-first with any GPU, whose second
- * sort costs less than the host's partition (4 ranks on the H100: 72 ms
- * against 106), and for one rank alone, which sorts once either way.
+ * keys a rank: partition 29-33 ms against a local sort of 105-135; whole
+ * sort 148-166 ms against 226-283). Sort-first with any GPU, whose second
+ * sort costs less than the host's partition (4 ranks on the H100: 70 ms
+ * against 84), and for one rank alone, which sorts once either way.
  * CLSORT_MPI_FLOW=sort-first or =partition-first on any rank chooses
  * (sort-first winning a disagreement). */
 static bool choose_flow(const job *j) {
