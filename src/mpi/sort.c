@@ -381,7 +381,6 @@ static clsort_status sort_any(clsort_context *ctx, MPI_Comm comm, clsort_type ty
   MPI_Comm_rank(comm, &j.rank);
   MPI_Comm_size(comm, &j.size);
   j.host_threads = clsort_mpi__host_threads(comm);
-  
 
   /* Every check on every rank, before any data moves. */
   clsort_status st = clsort_mpi__agree(comm, check_local(&j, pairs));
