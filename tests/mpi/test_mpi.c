@@ -509,7 +509,7 @@ static void fallback_cases(clsort_context *ctx) {
 /* Helper threads on small data (CLSORT_MPI_HELPER_BYTES set to a page,
  * 4 threads whatever the cores): the exchanges' own parts copied beside
  * MPI, the receive buffers touched first, in shares of pages; the
- * partition (the default flow) in a chunk per thread, and the host merge
+ * partition (the default flow on CPU devices) in a chunk per thread, and the host merge
  * (sort-first flow) cut into a range per thread, on every distribution
  * (ties across the chunks and cuts: all-equal, few-unique). */
 static void helper_cases(clsort_context *ctx) {
@@ -599,7 +599,8 @@ int main(int argc, char **argv) {
   error_cases(ctx);
   cases += 5 + 2 * DISTS;
 
-  /* Every flow and merge named: partition-first (the default), and
+  /* Every flow and merge named: partition-first (the default on CPU
+   * devices), and
    * sort-first with the device's re-sort and with the host merge; on
    * larger slices too, where the partition's splitters come from random
    * samples rather than from every element. */
