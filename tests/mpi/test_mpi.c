@@ -509,9 +509,9 @@ static void fallback_cases(clsort_context *ctx) {
 /* Helper threads on small data (CLSORT_MPI_HELPER_BYTES set to a page,
  * 4 threads whatever the cores): the exchanges' own parts copied beside
  * MPI, the receive buffers touched first, in shares of pages; the
- * partition (the default flow on CPU devices) in a chunk per thread, and the host merge
- * (sort-first flow) cut into a range per thread, on every distribution
- * (ties across the chunks and cuts: all-equal, few-unique). */
+ * partition (the default flow on CPU devices) in a chunk per thread, and
+ * the host merge (sort-first flow) cut into a range per thread, on every
+ * distribution (ties across the chunks and cuts: all-equal, few-unique). */
 static void helper_cases(clsort_context *ctx) {
   setenv("CLSORT_MPI_HELPER_BYTES", "4096", 1);
   setenv("CLSORT_MPI_HOST_THREADS", "4", 1);
