@@ -68,7 +68,8 @@ extern "C" {
  * CLSORT_MPI_MERGE=host merges on the host). Partition-first: stratified
  * random samples of the unsorted input (one from each of s blocks, at a
  * place fixed by (rank, block), so that runs repeat; s = 1024 P within
- * 64..8192); the input scattered by the splitters into one run per
+ * 64..8192); in both flows s is at most the largest rank's count, where
+ * every element is a sample already; the input scattered by the splitters into one run per
  * destination on the host's threads, each run in input order; one
  * MPI_Alltoallv; one (stable) sort of the received data on the device.
  * Partition-first sorts every key once instead of twice; its balance is

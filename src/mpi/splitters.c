@@ -30,16 +30,21 @@ typedef struct sample {
  * for s = 1024 P, less for more ranks, under 1.1% at the cap of 8192;
  * the largest receive stays within 1.1x the mean by four such errors
  * (stratified samples do better still). */
-static uint64_t samples_per_rank(MPI_Comm comm, int size, bool sorted) {
+static uint64_t samples_per_rank(MPI_Comm comm, int size, bool sorted, uint64_t n) {
   uint64_t s = (sorted ? 32 : 1024) * (uint64_t)size;
   if (s < 64) s = 64;
   if (s > 8192) s = 8192;
   const char *text = getenv("CLSORT_MPI_OVERSAMPLING");
   /* At most 2^20: 32 MiB of samples per rank, and an int count of bytes. */
   if (text && atoi(text) > 0) s = (uint64_t)atoi(text) < (1u << 20) ? (uint64_t)atoi(text) : 1u << 20;
-  /* One value everywhere, whatever the ranks' environments say. */
-  MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_UINT64_T, MPI_MAX, comm);
-  return s;
+  /* One value everywhere, whatever the ranks' environments say, and not
+   * more than the largest rank's count: there every element is already a
+   * block of its own, and more samples only cost their sort (7 ranks of a
+   * few hundred keys each spent most of a call sorting 7 x 7168 samples). */
+  uint64_t v[2] = {s, n};
+  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, comm);
+  s = v[0] < v[1] ? v[0] : v[1];
+  return s > 0 ? s : 1;
 }
 
 static int compare_samples(const void *pa, const void *pb) {
@@ -83,7 +88,7 @@ clsort_status clsort_mpi__choose_splitters(MPI_Comm comm, clsort_type type, bool
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  uint64_t s = samples_per_rank(comm, size, sorted);
+  uint64_t s = samples_per_rank(comm, size, sorted, n);
   sample *mine = calloc(s, sizeof *mine);
   sample *all = malloc(s * (uint64_t)size * sizeof *all);
   clsort_status st = CLSORT_SUCCESS;
