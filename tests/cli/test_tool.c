@@ -1785,6 +1785,53 @@ T_TEST(build_notice_once_then_never_with_a_warm_cache) {
     ck_abort_msg("%s: the notice does not say the cache is off: \"%s\"", t_where(), text);
 }
 
+/* Regular files under `dir`, at any depth, but for the empty probe file
+ * (tempfile_*) that PoCL leaves in its cache folder when it starts. */
+static size_t files_under(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  size_t count = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(path, &st) != 0) continue;
+    if (S_ISDIR(st.st_mode))
+      count += files_under(path);
+    else if (S_ISREG(st.st_mode) && strncmp(e->d_name, "tempfile_", 9) != 0)
+      count++;
+  }
+  closedir(d);
+  return count;
+}
+
+/* The tool builds the kernels of its own call and no others: a sort of no
+ * keys compiles nothing (it used to build every size class of every
+ * algorithm AUTO may pick), and a sort that follows one of the same
+ * size and options in a new process compiles nothing either. */
+T_TEST(sort_builds_only_what_its_call_uses) {
+  fresh_caches("own-call");
+  write_whole(path_in(work_, "none.u32"), "", 0);
+  run_result r = RUN("sort", "--type", "u32", "none.u32", "out");
+  expect_quiet_success(&r);
+  ASSERT_EQ_U64(r.notices, 0);
+  size_t out_bytes = 1;
+  read_whole(path_in(work_, "out"), &out_bytes);
+  ASSERT_EQ_U64(out_bytes, 0);
+  ASSERT_EQ_U64(files_under(getenv("CLSORT_CACHE_DIR")), 0);
+  ASSERT_EQ_U64(files_under(getenv("POCL_CACHE_DIR")), 0);
+  r = RUN("sort", "--type", "u32", "--algorithm", "merge", "--stable", "in.u32", "out");
+  expect_status(&r, 0);
+  check_sorted_keys(CLSORT_U32, u32_keys(N_KEYS, "tool keys"),
+                    read_whole(path_in(work_, "out"), NULL), N_KEYS, false);
+  ASSERT_TRUE(files_under(getenv("CLSORT_CACHE_DIR")) + files_under(getenv("POCL_CACHE_DIR")) > 0);
+  r = RUN("sort", "--type", "u32", "--algorithm", "merge", "--stable", "in.u32", "out");
+  expect_quiet_success(&r);
+  ASSERT_EQ_U64(r.notices, 0);
+}
+
 /* clsort prepare fills the cache for what it is told, after which a new
  * process sorts without compiling. */
 T_TEST(prepare_fills_the_cache_for_later_processes) {
@@ -1824,6 +1871,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_checked_fixture(tc, tool_setup, t_teardown);
   suite_add_tcase(s, tc);
   tcase_add_test(tc, help_for_every_command_goes_to_stdout);
+  tcase_add_test(tc, sort_builds_only_what_its_call_uses);
   tcase_add_test(tc, bad_command_lines_exit_2);
   tcase_add_test(tc, missing_input_file_fails);
   tcase_add_test(tc, size_not_a_multiple_of_the_key_size_fails);
