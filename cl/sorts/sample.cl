@@ -42,10 +42,11 @@
  *      bucket b (bucket-major per parent, parents one after another);
  *      with SS_IDS also ids[i] = the bucket of the key at position i of
  *      the source buffer, for every position i of a parent of the batch
- *   4. the shared scan, exclusive, over the whole table (phase 5)
+ *   4. the shared scan, exclusive, over the whole table (phase 5), and
+ *      sample_counts: each parent's bucket sizes to `counts` for the
+ *      host, which plans the next level from them while step 5 runs
  *   5. sample_scatter: the keys (and values) of each chunk to their
- *      buckets; chunk 0 also writes the parent's bucket sizes to `counts`
- *      for the host, which plans the next level from them.
+ *      buckets.
  *
  * Classifying a key (logk dependent local reads) bounds both the
  * histogram and the scatter on GPUs, not their memory traffic; SS_IDS
@@ -327,15 +328,21 @@ KERNEL void sample_histogram(const global KEY_T *keys, const global ulong *aux, 
     table[p.table + b * p.chunks + c] = hist[b];
 }
 
-/* Chunk 0 of each parent writes the parent's bucket sizes, from the
- * scanned table: bucket b starts at its chunk-0 entry, and the next
- * bucket (or the parent's end) ends it. */
-inline void write_counts(const parent_t *p, const global OFFSET_T *table, global OFFSET_T *counts) {
-  for (uint b = get_local_id(0); b < p->nb; b += WG_SIZE) {
-    OFFSET_T start = table[p->table + b * p->chunks];
-    OFFSET_T next = b + 1 < p->nb ? table[p->table + (b + 1) * p->chunks]
-                                  : (OFFSET_T)(p->prefix + (p->end - p->begin));
-    counts[p->counts + b] = next - start;
+/* Step 4b. Group p writes parent p's bucket sizes to `counts` (at the
+ * parent's P_COUNTS), from the scanned table: bucket b starts at its
+ * chunk-0 entry, and the next bucket (or the parent's end) ends it. A
+ * launch of its own between the scan and the scatter, so that the host
+ * reads the sizes and plans the next level while the scatter runs.
+ * Work-group: WG_SIZE. No local memory. */
+KERNEL void sample_counts(global ulong *aux, ulong parents_off, ulong counts_off,
+                          const global OFFSET_T *table, ulong chunk) {
+  parent_t p = read_parent(aux + parents_off + (ulong)get_group_id(0) * P_WORDS, chunk);
+  global OFFSET_T *counts = (global OFFSET_T *)(aux + counts_off);
+  for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE) {
+    OFFSET_T start = table[p.table + b * p.chunks];
+    OFFSET_T next = b + 1 < p.nb ? table[p.table + (b + 1) * p.chunks]
+                                 : (OFFSET_T)(p.prefix + (p.end - p.begin));
+    counts[p.counts + b] = next - start;
   }
 }
 
@@ -343,7 +350,7 @@ inline void write_counts(const parent_t *p, const global OFFSET_T *table, global
 #define SCATTER_PARAMS                                                                         \
   const global KEY_T *keys_in, global KEY_T *keys_out, const global VALUE_T *vals_in,          \
       global VALUE_T *vals_out, global ulong *aux, ulong parents_off, uint num_parents,        \
-      ulong counts_off, const global KEY_T *samples, ulong chunk, int kind, int desc,          \
+      const global KEY_T *samples, ulong chunk, int kind, int desc,                            \
       const global OFFSET_T *table, int make_index, const global ushort *ids
 
 #if WG_SIZE == 1
@@ -356,7 +363,6 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
   ulong g = get_group_id(0);
   parent_t p = find_parent(aux + parents_off, num_parents, g, chunk);
   ulong c = g - p.first;
-  if (c == 0) write_counts(&p, table, (global OFFSET_T *)(aux + counts_off));
   load_splitters(samples, &p, kind, desc, tree, spl);
   for (uint b = 0; b < p.nb; b++) next[b] = p.begin + table[p.table + b * p.chunks + c] - p.prefix;
   ulong lo = max(p.begin, p.a + c * chunk), hi = min(p.end, p.a + (c + 1) * chunk);
@@ -399,7 +405,6 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
   ulong g = get_group_id(0);
   parent_t p = find_parent(aux + parents_off, num_parents, g, chunk);
   ulong c = g - p.first;
-  if (c == 0) write_counts(&p, table, (global OFFSET_T *)(aux + counts_off));
   for (uint b = lid; b < p.nb; b += WG_SIZE)
     base[b] = p.begin + table[p.table + b * p.chunks + c] - p.prefix;
 #if !SS_IDS

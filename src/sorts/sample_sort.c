@@ -35,7 +35,7 @@ typedef struct bucket {
 } bucket;
 
 typedef struct sample_kernels {
-  cl_kernel gather, histogram, scatter, copy;
+  cl_kernel gather, histogram, counts, scatter, copy;
 } sample_kernels;
 
 /* Everything one sort needs, acquired before anything is written. */
@@ -152,6 +152,7 @@ static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items, b
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_gather", &k->gather));
   FORWARD_IF_ERROR(
       clsort__get_kernel(ctx, &sample_spec, options, "sample_histogram", &k->histogram));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_counts", &k->counts));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_scatter", &k->scatter));
   return clsort__get_kernel(ctx, &sample_spec, options, "sample_copy", &k->copy);
 }
@@ -415,8 +416,8 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
     prefix += size;
     counts += nb;
   }
-  /* The writes complete before the blocking read below returns; the host
-   * arrays stay untouched until then. */
+  /* The writes complete before the read of the bucket sizes below ends
+   * (one in-order queue); the host arrays stay untouched until then. */
   FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_FALSE, 0, count * 16,
                                                  p->sample_segs, 0, NULL, NULL)));
   FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_FALSE, p->aux_parents * 8,
@@ -434,8 +435,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   FORWARD_IF_ERROR(clsort__sort_segments(ctx, &p->sample_job, p->aux, count));
   /* Programs that classify twice ignore `ids`; any valid buffer will do.
    * The histogram's ids of this batch are read by its scatter before the
-   * next batch's histogram runs: one in-order queue, and the blocking
-   * read of the counts ends every batch. */
+   * next batch's histogram runs: one in-order queue. */
   cl_mem ids = p->ids ? p->ids : p->table;
   clsort__arg hist[] = {ARG(io->src_k), ARG(p->aux),  ARG(parents_off), ARG(num),
                         ARG(p->samples), ARG(chunk64), ARG(kind),        ARG(desc),
@@ -444,18 +444,30 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
       clsort__launch(ctx, p->kern.histogram, first * wg, wg, 10, hist, 0, NULL, NULL));
   FORWARD_IF_ERROR(clsort__scan(ctx, p->wide ? CLSORT_U64 : CLSORT_U32, CLSORT_SCAN_EXCLUSIVE,
                                 p->table, p->table, table));
+  /* The level's one round trip: the bucket sizes of every parent, read
+   * before the scatter, which runs while the host plans from them. */
+  clsort__arg sizes[] = {ARG(p->aux), ARG(parents_off), ARG(counts_off), ARG(p->table),
+                         ARG(chunk64)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, p->kern.counts, count * wg, wg, 5, sizes, 0, NULL, NULL));
+  cl_event got = NULL;
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(ctx->queue, p->aux, CL_FALSE, p->aux_counts * 8,
+                                                counts * p->offset_size, p->counts, 0, NULL,
+                                                &got)));
   /* Keys-only programs ignore the value buffers; any valid buffer will do. */
   cl_mem sv = io->src_v ? io->src_v : io->src_k, dv = io->dst_v ? io->dst_v : io->dst_k;
-  clsort__arg scatter[] = {ARG(io->src_k),   ARG(io->dst_k), ARG(sv),         ARG(dv),
-                           ARG(p->aux),      ARG(parents_off), ARG(num),      ARG(counts_off),
-                           ARG(p->samples),  ARG(chunk64),   ARG(kind),       ARG(desc),
-                           ARG(p->table),    ARG(make_index), ARG(ids)};
-  FORWARD_IF_ERROR(
-      clsort__launch(ctx, p->kern.scatter, first * wg, wg, 15, scatter, 0, NULL, NULL));
-  /* The level's one round trip: the bucket sizes of every parent. */
-  FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(ctx->queue, p->aux, CL_TRUE, p->aux_counts * 8,
-                                                counts * p->offset_size, p->counts, 0, NULL,
-                                                NULL)));
+  clsort__arg scatter[] = {ARG(io->src_k),  ARG(io->dst_k),   ARG(sv),      ARG(dv),
+                           ARG(p->aux),     ARG(parents_off), ARG(num),     ARG(p->samples),
+                           ARG(chunk64),    ARG(kind),        ARG(desc),    ARG(p->table),
+                           ARG(make_index), ARG(ids)};
+  clsort_status st =
+      clsort__launch(ctx, p->kern.scatter, first * wg, wg, 14, scatter, 0, NULL, NULL);
+  if (st == CLSORT_SUCCESS) st = CL_CHECK(clFlush(ctx->queue));
+  /* The read must end before p->counts is used, or, on a failure, before
+   * its host memory may go. */
+  cl_int waited = clWaitForEvents(1, &got);
+  clReleaseEvent(got);
+  FORWARD_IF_ERROR(st);
+  FORWARD_IF_ERROR(CL_CHECK(waited));
 
   counts = 0;
   cl_ulong where = io->dst_is_tmp && p->packed ? CLSORT_RANGE_OTHER : 0;
