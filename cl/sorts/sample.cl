@@ -177,32 +177,51 @@ KERNEL void sample_gather(const global KEY_T *keys, const global ulong *aux, ulo
 }
 
 /* Loads the parent's k-1 splitters, every s-th key of its sorted sample,
- * as order bits: spl[j] in sorted order, and tree[1 .. k) the same keys
- * as an implicit binary search tree (node x has children 2x and 2x+1; a
- * node at depth t, x = 2^t + q, holds sorted entry (2q+1) 2^(logk-1-t) - 1).
- * Ends with a barrier. */
+ * as order bits, into tree[1 .. k) as an implicit binary search tree
+ * (node x has children 2x and 2x+1; a node at depth t, x = 2^t + q, holds
+ * sorted entry (2q+1) 2^(logk-1-t) - 1). Ends with a barrier. */
 inline void load_splitters(const global KEY_T *samples, const parent_t *p, int kind, int desc,
-                           local KEY_T *tree, local KEY_T *spl) {
-  for (uint x = get_local_id(0); x < p->k; x += WG_SIZE) {
-    if (x > 0) {
-      uint t = 31 - clz(x), q = x - (1u << t);
-      uint j = ((2 * q + 1) << (p->logk - 1 - t)) - 1;
-      tree[x] = key_to_bits(samples[p->sample + (ulong)(j + 1) * p->s - 1], kind, desc);
-    }
-    if (x + 1 < p->k)
-      spl[x] = key_to_bits(samples[p->sample + (ulong)(x + 1) * p->s - 1], kind, desc);
+                           local KEY_T *tree) {
+  for (uint x = get_local_id(0) + 1; x < p->k; x += WG_SIZE) {
+    uint t = 31 - clz(x), q = x - (1u << t);
+    uint j = ((2 * q + 1) << (p->logk - 1 - t)) - 1;
+    tree[x] = key_to_bits(samples[p->sample + (ulong)(j + 1) * p->s - 1], kind, desc);
   }
   WG_BARRIER();
 }
 
-/* The bucket of order bits b: a branch-free descent through the tree
- * (logk steps, each one local read and one comparison) gives j, the
- * number of splitters below b; then one comparison with s_j. */
-inline uint classify(KEY_T b, uint logk, local const KEY_T *tree, local const KEY_T *spl) {
-  uint i = 1;
-  for (uint t = 0; t < logk; t++) i = 2 * i + (tree[i] < b ? 1u : 0u);
-  uint k = 1u << logk, j = i - k;
-  return 2 * j + (j + 1 < k && spl[min(j, k - 2)] == b ? 1u : 0u);
+/* The buckets of the order bits b[0 .. CL_N), all descending the tree
+ * together, a level at a time, so that their dependent local reads
+ * overlap (logk steps, each one local read and one comparison a key).
+ * j, the number of splitters below a key, is where its descent ends; the
+ * smallest splitter not below it, s_j (if j < k - 1), is the last node
+ * where it went left, so the equality bucket needs no further read (a
+ * second read of the splitters, at a random place, cost a bank-conflicted
+ * local read a key). */
+#define CLASSIFY_N(CL_N, b, out, logk, tree)                                             \
+  do {                                                                                   \
+    uint ci_[CL_N];                                                                      \
+    KEY_T cs_[CL_N];                                                                     \
+    UNROLL_FULL for (uint l_ = 0; l_ < (CL_N); l_++) ci_[l_] = 1, cs_[l_] = 0;           \
+    for (uint t_ = 0; t_ < (logk); t_++) {                                               \
+      UNROLL_FULL for (uint l_ = 0; l_ < (CL_N); l_++) {                                 \
+        KEY_T node_ = (tree)[ci_[l_]];                                                   \
+        bool right_ = node_ < (b)[l_];                                                   \
+        cs_[l_] = right_ ? cs_[l_] : node_;                                              \
+        ci_[l_] = 2 * ci_[l_] + (right_ ? 1u : 0u);                                      \
+      }                                                                                  \
+    }                                                                                    \
+    UNROLL_FULL for (uint l_ = 0; l_ < (CL_N); l_++) {                                   \
+      uint j_ = ci_[l_] - (1u << (logk));                                                \
+      (out)[l_] = 2 * j_ + (j_ + 1 < (1u << (logk)) && cs_[l_] == (b)[l_] ? 1u : 0u);    \
+    }                                                                                    \
+  } while (0)
+
+/* The bucket of one key's order bits. */
+inline uint classify(KEY_T b, uint logk, local const KEY_T *tree) {
+  uint out[1];
+  CLASSIFY_N(1, &b, out, logk, tree);
+  return out[0];
 }
 
 /* The keys of vector v (16 bytes, aligned) that lie in [lo, hi): whole
@@ -293,17 +312,17 @@ inline uint warp_bump(local uint *counters, uint b, bool valid) {
  * c]. Keys are read as striped 16-byte vectors; every work-item makes the
  * same number of rounds. With SS_IDS each key's bucket also goes to
  * ids[its position] (store_ids); else `ids` is not used. Work-group:
- * WG_SIZE. Local: the splitters (2 SS_K keys) and NB_MAX counters. */
+ * WG_SIZE. Local: the splitter tree (SS_K keys) and NB_MAX counters. */
 KERNEL void sample_histogram(const global KEY_T *keys, const global ulong *aux, ulong parents_off,
                              uint num_parents, const global KEY_T *samples, ulong chunk, int kind,
                              int desc, global OFFSET_T *table, global ushort *ids) {
-  local KEY_T tree[SS_K], spl[SS_K];
+  local KEY_T tree[SS_K];
   local uint hist[NB_MAX];
   ulong g = get_group_id(0);
   parent_t p = find_parent(aux + parents_off, num_parents, g, chunk);
   ulong c = g - p.first;
   for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE) hist[b] = 0;
-  load_splitters(samples, &p, kind, desc, tree, spl);
+  load_splitters(samples, &p, kind, desc, tree);
   ulong first = p.a + c * chunk;
   ulong lo = max(p.begin, first), hi = min(p.end, first + chunk);
   for (ulong v0 = first / SS_V; v0 * SS_V < hi; v0 += WG_SIZE * SS_HIST_V) {
@@ -313,11 +332,11 @@ KERNEL void sample_histogram(const global KEY_T *keys, const global ulong *aux, 
     UNROLL_FULL for (uint h = 0; h < SS_HIST_V; h++)
       load_vector(keys, v0 + h * WG_SIZE + get_local_id(0), lo, hi, k + h * SS_V,
                   valid + h * SS_V);
+    KEY_T bits[SS_HIST_V * SS_V];
     uint bucket[SS_HIST_V * SS_V];
-    UNROLL_FULL for (uint l = 0; l < SS_HIST_V * SS_V; l++) {
-      bucket[l] = classify(key_to_bits(k[l], kind, desc), p.logk, tree, spl);
-      BUMP(hist, bucket[l], valid[l]);
-    }
+    UNROLL_FULL for (uint l = 0; l < SS_HIST_V * SS_V; l++) bits[l] = key_to_bits(k[l], kind, desc);
+    CLASSIFY_N(SS_HIST_V * SS_V, bits, bucket, p.logk, tree);
+    UNROLL_FULL for (uint l = 0; l < SS_HIST_V * SS_V; l++) BUMP(hist, bucket[l], valid[l]);
 #if SS_IDS
     UNROLL_FULL for (uint h = 0; h < SS_HIST_V; h++)
       store_ids(ids, v0 + h * WG_SIZE + get_local_id(0), lo, hi, bucket + h * SS_V);
@@ -358,17 +377,17 @@ KERNEL void sample_counts(global ulong *aux, ulong parents_off, ulong counts_off
  * scatter of the chunk straight to its buckets. Order within a bucket is
  * of no concern (the sort is not stable). */
 KERNEL void sample_scatter(SCATTER_PARAMS) {
-  local KEY_T tree[SS_K], spl[SS_K];
+  local KEY_T tree[SS_K];
   local OFFSET_T next[NB_MAX];
   ulong g = get_group_id(0);
   parent_t p = find_parent(aux + parents_off, num_parents, g, chunk);
   ulong c = g - p.first;
-  load_splitters(samples, &p, kind, desc, tree, spl);
+  load_splitters(samples, &p, kind, desc, tree);
   for (uint b = 0; b < p.nb; b++) next[b] = p.begin + table[p.table + b * p.chunks + c] - p.prefix;
   ulong lo = max(p.begin, p.a + c * chunk), hi = min(p.end, p.a + (c + 1) * chunk);
   for (ulong i = lo; i < hi; i++) {
     KEY_T key = keys_in[i];
-    uint b = classify(key_to_bits(key, kind, desc), p.logk, tree, spl);
+    uint b = classify(key_to_bits(key, kind, desc), p.logk, tree);
     OFFSET_T dst = next[b]++;
     keys_out[dst] = key;
 #if HAS_VALUES
@@ -391,7 +410,7 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
  * Loop invariant: base[b] = where the chunk's next key of bucket b goes. */
 KERNEL void sample_scatter(SCATTER_PARAMS) {
 #if !SS_IDS
-  local KEY_T tree[SS_K], spl[SS_K];
+  local KEY_T tree[SS_K];
 #endif
   local KEY_T lkeys[SS_TILE];
   local ushort lbucket[SS_TILE];
@@ -408,7 +427,7 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
   for (uint b = lid; b < p.nb; b += WG_SIZE)
     base[b] = p.begin + table[p.table + b * p.chunks + c] - p.prefix;
 #if !SS_IDS
-  load_splitters(samples, &p, kind, desc, tree, spl);
+  load_splitters(samples, &p, kind, desc, tree);
 #endif
   ulong first = p.a + c * chunk;
   ulong lo = max(p.begin, first), hi = min(p.end, first + chunk);
@@ -423,16 +442,16 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
       bool valid[SS_V];
       ulong v = t0 / SS_V + j * WG_SIZE + lid;
       load_vector(keys_in, v, lo, hi, key + j * SS_V, valid);
-#if SS_IDS
       uint id[SS_V];
+#if SS_IDS
       load_ids(ids, v, lo, hi, id);
+#else
+      KEY_T bits[SS_V];
+      UNROLL_FULL for (uint l = 0; l < SS_V; l++) bits[l] = key_to_bits(key[j * SS_V + l], kind, desc);
+      CLASSIFY_N(SS_V, bits, id, p.logk, tree);
 #endif
       UNROLL_FULL for (uint l = 0; l < SS_V; l++) {
-#if SS_IDS
         uint b = id[l];
-#else
-        uint b = classify(key_to_bits(key[j * SS_V + l], kind, desc), p.logk, tree, spl);
-#endif
         uint rank = BUMP(tile_count, b, valid[l]);
         slot[j * SS_V + l] = valid[l] ? b | rank << 16 : 0xFFFFFFFFu;
       }

@@ -169,7 +169,7 @@ static unsigned scatter_items(const clsort_context *ctx, const plan *p) {
     items = f[2];
   size_t per_key = p->key_size + 2 + (p->job->value_size ? 2 : 0);
   size_t k = compiled_k(p);
-  size_t fixed = (2 * k - 1) * (12 + p->offset_size) + 2 * k * p->key_size + wg * 4 + 1024;
+  size_t fixed = (2 * k - 1) * (12 + p->offset_size) + k * p->key_size + wg * 4 + 1024;
   while (items > 16 / p->key_size && fixed + wg * items * per_key > ctx->local_mem) items /= 2;
   return items;
 }
