@@ -82,7 +82,16 @@ static clsort_status read_environment(clsort_context *ctx) {
   const char *fail_build = getenv("CLSORT_FAIL_BUILD");
   ctx->fail_build = fail_build && *fail_build && strcmp(fail_build, "0") != 0;
   const char *profile = getenv("CLSORT_PROFILE");
-  ctx->profile = profile && *profile && strcmp(profile, "0") != 0;
+  ctx->timeline = profile && strcmp(profile, "timeline") == 0;
+  ctx->profile = profile && *profile && strcmp(profile, "0") != 0 && !ctx->timeline;
+  /* A level's scatter on an H100 takes 0.1-0.2 ms at 2^24 keys: polling
+   * that long costs a core little and spares the wake-up of a blocked
+   * thread. */
+  ctx->wait_spin_us = 200;
+  unsigned us = 0;
+  static const char *const spin = "CLSORT_WAIT_SPIN_US";
+  if (clsort__env_fields(spin, &us, 1) == 1 && clsort__env_field_ok(spin, "US", us, 0, 100000, ENV_ANY))
+    ctx->wait_spin_us = us;
   clsort__host_settings_from_env(ctx);
   FORWARD_IF_ERROR(clsort__memory_limit_from_env(ctx));
   return clsort__cache_dirs_from_env(ctx);
@@ -103,6 +112,7 @@ static clsort_status finish_setup(clsort_context *ctx) {
 static void destroy(clsort_context *ctx) {
   if (!ctx) return;
   if (ctx->queue) clFinish(ctx->queue);
+  clsort__worklist_release(ctx);
   clsort__transfer_release(ctx);
   clsort__pool_release(ctx);
   clsort__scratch_release_all(ctx);

@@ -216,6 +216,23 @@ struct clsort_context {
   long fail_alloc_after;
   bool fail_build;
   bool profile; /* CLSORT_PROFILE=1: print each kernel's device time */
+  /* CLSORT_PROFILE=timeline: each sort's launches keep their events,
+   * printed when the sort ends (launch.c), without serialising the queue,
+   * so that the idle time between kernels shows. */
+  bool timeline;
+  unsigned timeline_count;
+  struct {
+    cl_event ev;
+    char name[40];
+  } timeline_log[128];
+  /* CLSORT_WAIT_SPIN_US: how long a wait for a short device step polls
+   * its event before it blocks (clsort__wait_event). */
+  unsigned wait_spin_us;
+  /* worklist.c: the sorts' host worklists, pinned or (worklist_pinned
+   * false) plain memory. */
+  void *worklist;
+  size_t worklist_bytes;
+  bool worklist_pinned;
   /* The SLOT_RADIX_NV buffer while its counts are known to be zero (each
    * NVIDIA radix histogram launch leaves them so); NULL: fill it first. */
   cl_mem radix_nv_clean;
@@ -398,6 +415,13 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
 void clsort__transfer_finish(clsort_context *ctx);
 /* Whether [p, p + bytes) lies in one clsort_host_alloc allocation. */
 bool clsort__is_pinned(const clsort_context *ctx, const void *p, size_t bytes);
+/* worklist.c: host memory of at least `bytes` for a sort's lists that go
+ * to and from the device, pinned where the device allows; the context
+ * keeps it (one sort at a time uses it: calls on a context are
+ * serialised). What a transfer from it queued without blocking must be
+ * done before the memory is written again. */
+clsort_status clsort__worklist(clsort_context *ctx, size_t bytes, void **out);
+void clsort__worklist_release(clsort_context *ctx);
 /* Frees the staging buffers, the transfer queue and the pinned allocations. */
 void clsort__transfer_release(clsort_context *ctx);
 /* Calls the progress callback, if any. */
@@ -467,6 +491,13 @@ clsort_status clsort__begin(clsort_context *ctx, cl_uint num_wait, const cl_even
 /* Enqueues a marker that completes after everything enqueued so far and
  * returns it in *event, for the public calls' output event. */
 clsort_status clsort__marker(clsort_context *ctx, cl_event *event);
+/* Waits for ev, polling it for up to ctx->wait_spin_us first: for the
+ * host's round trips inside a sort (a level's bucket sizes), where a
+ * blocking wait's wake-up leaves the device idle. */
+cl_int clsort__wait_event(const clsort_context *ctx, cl_event ev);
+/* CLSORT_PROFILE=timeline: prints the launches recorded since the last
+ * call (waiting for them), then forgets them. */
+void clsort__timeline_print(clsort_context *ctx);
 
 /* Integer helpers. */
 static inline size_t clsort__div_up(size_t a, size_t b) { return (a + b - 1) / b; }

@@ -258,7 +258,10 @@ clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *jo
    * (LAG + 1)] receives table t's header. A level that starts with no
    * active segment only copies out the last finished ones: once the host
    * reads such a header, the levels after it have nothing to do. */
-  cl_ulong headers[LAG + 1][HEADER_ULONGS];
+  /* The headers land in the context's worklist: read into pinned memory
+   * they no longer hold the queue up behind the driver's staging. */
+  cl_ulong(*headers)[HEADER_ULONGS];
+  FORWARD_IF_ERROR(clsort__worklist(ctx, sizeof(cl_ulong[LAG + 1][HEADER_ULONGS]), (void **)&headers));
   cl_event read[LAG + 1];
   memset(read, 0, sizeof read);
   clsort_status st = CLSORT_SUCCESS;
@@ -274,7 +277,7 @@ clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *jo
                                       sizeof headers[next], headers[next], 0, NULL, &read[next]));
     if (st != CLSORT_SUCCESS || level + 1 < LAG + 1) continue;
     unsigned m = level + 1 - LAG, slot = m % (LAG + 1);
-    st = CL_CHECK(clWaitForEvents(1, &read[slot]));
+    st = CL_CHECK(clsort__wait_event(ctx, read[slot]));
     clReleaseEvent(read[slot]);
     read[slot] = NULL;
     if (st != CLSORT_SUCCESS) break;

@@ -70,11 +70,26 @@ typedef struct plan {
    * memory for it). */
   cl_mem ids;
   /* Host side. */
+  /* Host side: the context's worklist (pinned where the device allows). */
   cl_ulong *parents, *sample_segs, *small, *small_sorted, *copies;
   void *counts;
   bucket *cur, *next;
   size_t small_count, copy_count;
+  /* The writes of `copies` and of the packed leaves' plan, sent without
+   * blocking (a blocking write left the device idle while the host woke
+   * up and queued the next kernel): each list is rewritten only once its
+   * last write is done (settle). */
+  cl_event copies_written, leaf_written;
 } plan;
+
+/* Waits for a write from the host lists, if one is pending. */
+static cl_int settle(const clsort_context *ctx, cl_event *written) {
+  if (!*written) return CL_SUCCESS;
+  cl_int err = clsort__wait_event(ctx, *written);
+  clReleaseEvent(*written);
+  *written = NULL;
+  return err;
+}
 
 /* CLSORT_SAMPLE=K[:S[:P]] overrides the buckets per split (a power of
  * two, 2 to 256), the oversampling (S keys of the sample per splitter; 0
@@ -267,8 +282,8 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
                       6 * p->seg_cap * 8 + 2 * p->list_cap * sizeof(bucket);
   size_t leaf_at = clsort__div_up(host_bytes, 8) * 8;
   if (p->packed) host_bytes = leaf_at + clsort__ranges_plan_bytes(p->seg_cap);
-  unsigned char *h = clsort__malloc(ctx, host_bytes);
-  RETURN_IF(!h, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the sample sort's worklists");
+  unsigned char *h;
+  FORWARD_IF_ERROR(clsort__worklist(ctx, host_bytes, (void **)&h));
   p->parents = (cl_ulong *)(void *)h;
   p->sample_segs = p->parents + P_WORDS * p->pcap;
   p->small = p->sample_segs + 2 * p->pcap;
@@ -286,8 +301,10 @@ static clsort_status prepare(clsort_context *ctx, plan *p) {
 static clsort_status flush_copies(clsort_context *ctx, plan *p) {
   if (p->copy_count == 0) return CLSORT_SUCCESS;
   const clsort__sort_job *job = p->job;
-  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_TRUE, p->aux_copy * 8,
-                                                 p->copy_count * 16, p->copies, 0, NULL, NULL)));
+  FORWARD_IF_ERROR(CL_CHECK(settle(ctx, &p->copies_written)));
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_FALSE, p->aux_copy * 8,
+                                                 p->copy_count * 16, p->copies, 0, NULL,
+                                                 &p->copies_written)));
   cl_ulong off = p->aux_copy;
   cl_mem tv = job->value_size ? p->tmp_v : p->tmp_k, ov = job->value_size ? p->out_v : p->out_k;
   clsort__arg args[] = {ARG(p->tmp_k), ARG(p->out_k), ARG(tv), ARG(ov), ARG(p->aux), ARG(off)};
@@ -309,8 +326,13 @@ static clsort_status flush_small(clsort_context *ctx, plan *p) {
     size_t count = p->small_count;
     p->small_count = 0;
     cl_mem tv = p->job->value_size ? p->tmp_v : p->tmp_k;
-    return clsort__ranges_sort(ctx, &p->small_job, &p->leaf, p->small, count, p->tmp_k, tv,
-                               p->aux, p->leaf_plan);
+    FORWARD_IF_ERROR(CL_CHECK(settle(ctx, &p->leaf_written)));
+    double t0 = clsort__now_ms();
+    clsort_status st = clsort__ranges_sort(ctx, &p->small_job, &p->leaf, p->small, count,
+                                           p->tmp_k, tv, p->aux, p->leaf_plan, &p->leaf_written);
+    clsort__debug("sample: %zu leaves packed and queued in %.1f us", count,
+                  (clsort__now_ms() - t0) * 1e3);
+    return st;
   }
   /* A counting sort by size class (log2), descending. */
   size_t start[65] = {0};
@@ -343,6 +365,7 @@ static clsort_status add_copy(clsort_context *ctx, plan *p, size_t begin, size_t
   }
   while (begin < end) {
     if (p->copy_count == p->seg_cap) FORWARD_IF_ERROR(flush_copies(ctx, p));
+    if (p->copy_count == 0) FORWARD_IF_ERROR(CL_CHECK(settle(ctx, &p->copies_written)));
     size_t piece = clsort__min(end - begin, COPY_PIECE);
     p->copies[2 * p->copy_count] = begin;
     p->copies[2 * p->copy_count + 1] = begin + piece;
@@ -464,11 +487,12 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   if (st == CLSORT_SUCCESS) st = CL_CHECK(clFlush(ctx->queue));
   /* The read must end before p->counts is used, or, on a failure, before
    * its host memory may go. */
-  cl_int waited = clWaitForEvents(1, &got);
+  cl_int waited = clsort__wait_event(ctx, got);
   clReleaseEvent(got);
   FORWARD_IF_ERROR(st);
   FORWARD_IF_ERROR(CL_CHECK(waited));
 
+  double planned = clsort__now_ms();
   counts = 0;
   cl_ulong where = io->dst_is_tmp && p->packed ? CLSORT_RANGE_OTHER : 0;
   for (size_t i = 0; i < count; i++) {
@@ -495,6 +519,8 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
               "sample sort: the bucket sizes of [%zu, %zu) add up to %zu keys",
               parents[i].begin, parents[i].end, at - parents[i].begin);
   }
+  clsort__debug("sample: level %u: %zu buckets read back and planned in %.1f us", io->level,
+                counts, (clsort__now_ms() - planned) * 1e3);
   return CLSORT_SUCCESS;
 }
 
@@ -602,6 +628,10 @@ clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *j
   }
   /* Writes of host arrays may still be queued after a failure. */
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
-  free(p.parents);
+  /* The worklist is the next sort's: its last writes must be done. */
+  cl_int err = settle(ctx, &p.copies_written);
+  cl_int err2 = settle(ctx, &p.leaf_written);
+  if (st == CLSORT_SUCCESS && err != CL_SUCCESS) st = CL_CHECK(err);
+  if (st == CLSORT_SUCCESS && err2 != CL_SUCCESS) st = CL_CHECK(err2);
   return st;
 }

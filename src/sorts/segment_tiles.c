@@ -149,18 +149,22 @@ static size_t plan_bytes(size_t tiles) {
   return (tiles + 1) * 4 * sizeof(cl_uint) + tiles * sizeof(cl_ushort);
 }
 
-/* Copies the plan to the start of `buffer`, blocking: the host plan may
- * be freed or rewritten on return. */
-static clsort_status upload_plan(clsort_context *ctx, const plan *p, cl_mem buffer) {
+/* Copies the plan to the start of `buffer`. written NULL: blocking, so
+ * that the host plan may be freed or rewritten on return; else without
+ * blocking, and *written is the event of the last write (the host plan
+ * must stay as it is until it completes). */
+static clsort_status upload_plan(clsort_context *ctx, const plan *p, cl_mem buffer,
+                                 cl_event *written) {
   size_t tile_bytes = (p->count + 1) * 4 * sizeof(cl_uint);
   /* The range plan has no heads, and a write of 0 bytes is an error. */
   bool heads = p->heads_count > 0;
-  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, buffer, heads ? CL_FALSE : CL_TRUE, 0,
-                                                 tile_bytes, p->tiles, 0, NULL, NULL)));
+  cl_bool block = !written && !heads ? CL_TRUE : CL_FALSE;
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, buffer, block, 0, tile_bytes,
+                                                 p->tiles, 0, NULL, heads ? NULL : written)));
   if (!heads) return CLSORT_SUCCESS;
-  return CL_CHECK(clEnqueueWriteBuffer(ctx->queue, buffer, CL_TRUE, tile_bytes,
-                                       p->heads_count * sizeof(cl_ushort), p->heads, 0, NULL,
-                                       NULL));
+  return CL_CHECK(clEnqueueWriteBuffer(ctx->queue, buffer, written ? CL_FALSE : CL_TRUE,
+                                       tile_bytes, p->heads_count * sizeof(cl_ushort), p->heads,
+                                       0, NULL, written));
 }
 
 /* The block sort of shape b as segment_sort_tiles, or (ranges) as
@@ -241,7 +245,7 @@ clsort_status clsort__packed_prepare(clsort_context *ctx, const clsort__sort_job
   if (st == CLSORT_SUCCESS) make_plan(offsets, count, tile, chunk_limit, &p);
   if (st == CLSORT_SUCCESS && p.count > 0)
     st = clsort__scratch(ctx, SLOT_SEGMENT_LIST, plan_bytes(p.count), &out->plan);
-  if (st == CLSORT_SUCCESS && p.count > 0) st = upload_plan(ctx, &p, out->plan);
+  if (st == CLSORT_SUCCESS && p.count > 0) st = upload_plan(ctx, &p, out->plan, NULL);
   if (st == CLSORT_SUCCESS) out->tiles = p.count;
   free(p.tiles);
   free(p.heads);
@@ -286,14 +290,15 @@ clsort_status clsort__ranges_prepare(clsort_context *ctx, const clsort__sort_job
 clsort_status clsort__ranges_sort(clsort_context *ctx, const clsort__sort_job *job,
                                   const clsort__ranges *r, const cl_ulong *ranges, size_t count,
                                   cl_mem other_keys, cl_mem other_vals, cl_mem plan_buffer,
-                                  void *host) {
+                                  void *host, cl_event *written) {
+  if (written) *written = NULL;
   plan h;
   h.tiles = host;
   h.heads = NULL; /* one segment a tile: no heads */
   make_range_plan(ranges, count, r->tile, &h);
   clsort__debug("ranges: %zu ranges in %zu tiles of up to %zu keys", count, h.count, r->tile);
   if (h.count == 0) return CLSORT_SUCCESS;
-  FORWARD_IF_ERROR(upload_plan(ctx, &h, plan_buffer));
+  FORWARD_IF_ERROR(upload_plan(ctx, &h, plan_buffer, written));
   /* Keys-only programs ignore the value buffers; any valid buffer will do. */
   cl_mem va = job->value_size ? job->vals_in : job->keys_in;
   cl_mem vb = job->value_size ? other_vals : other_keys;

@@ -144,8 +144,10 @@ clsort_status clsort__packed_run(clsort_context *ctx, const clsort__sort_job *jo
  * (begin and end ulongs; CLSORT_RANGE_OTHER set in the end when the range
  * lies in other_keys and other_vals instead of job->keys_in and
  * job->vals_in) into job->keys_in (job->vals_in) at the same positions.
- * The plan is built in `host` and copied, blocking, to the start of
- * `plan_buffer`: each holds clsort__ranges_plan_bytes of count ranges. */
+ * The plan is built in `host` and copied to the start of `plan_buffer`:
+ * each holds clsort__ranges_plan_bytes of count ranges. The copy does not
+ * block: *written is its event (NULL if there was nothing to copy), and
+ * `host` must stay unchanged until it completes. */
 #define CLSORT_RANGE_OTHER ((cl_ulong)1 << 63)
 typedef struct clsort__ranges {
   cl_kernel kernel;
@@ -159,7 +161,7 @@ clsort_status clsort__ranges_prepare(clsort_context *ctx, const clsort__sort_job
 clsort_status clsort__ranges_sort(clsort_context *ctx, const clsort__sort_job *job,
                                   const clsort__ranges *r, const cl_ulong *ranges, size_t count,
                                   cl_mem other_keys, cl_mem other_vals, cl_mem plan_buffer,
-                                  void *host);
+                                  void *host, cl_event *written);
 
 /* The long segments of the packed path (segment_merge.c): every segment
  * of more than `tile` and at most `limit` keys of the host `offsets`,
