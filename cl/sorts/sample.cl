@@ -365,6 +365,59 @@ KERNEL void sample_counts(global ulong *aux, ulong parents_off, ulong counts_off
   }
 }
 
+/* Step 6, on a last level with packed leaves (GPU shapes): group g plans
+ * the leaves of parent g from its bucket sizes (`counts`, as
+ * sample_counts wrote them) as the host plans them (sample_sort.c's
+ * add_small): buckets that follow each other share a tile of the block
+ * sort while it holds them, at most `tile` keys. Each tile is an entry of
+ * the range plan (segment_tiles.c: first key in .x and .y, the count |
+ * log2 of its span << 16 | 1 << 31 when it lies in scratch in .z), the
+ * parent's entries at slots it takes at once (their order is free). A
+ * bucket of more than `tile` keys ends a run and is left to the host (the
+ * next level, or a copy of an equality bucket); a tile of one key is left
+ * out unless it must move (`other`). So the device sorts the leaves right
+ * after the scatter, while the host is still reading the sizes. `plan`
+ * holds plan_cap entries, then the count of entries taken (zero before);
+ * aux and plan may be one buffer (the plan below the parents and sizes).
+ * The sizes load into local memory at once; one work-item walks them
+ * (a walk through global memory, a dependent load a bucket, took 90 us
+ * for 378 parents on the H100). Local: NB_MAX sizes. */
+KERNEL void sample_leaf_plan(const global ulong *aux, ulong parents_off, ulong counts_off,
+                             ulong tile, uint other, global uint4 *plan, uint plan_cap) {
+  local OFFSET_T sizes[NB_MAX];
+  parent_t p = read_parent(aux + parents_off + (ulong)get_group_id(0) * P_WORDS, 0);
+  const global OFFSET_T *counts = (const global OFFSET_T *)(aux + counts_off) + p.counts;
+  for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE) sizes[b] = counts[b];
+  WG_BARRIER();
+  /* No barrier below: one work-item walks, the others are done. */
+  if (get_local_id(0) == 0) {
+    /* Two walks: the tiles counted, their slots taken, the tiles written. */
+    uint taken = 0, slot = 0;
+    for (uint walk = 0; walk < 2; walk++) {
+      if (walk == 1) slot = atomic_add((volatile global uint *)(plan + plan_cap), taken);
+      ulong at = p.begin, t0 = p.begin; /* the open tile: [t0, at) */
+      for (uint b = 0; b <= p.nb; b++) {
+        ulong size = b < p.nb ? sizes[b] : 0, begin = at;
+        if (b < p.nb && size == 0) continue;
+        /* The tile closes before a bucket it cannot hold, and at the end. */
+        bool close = b == p.nb || size > tile || begin + size - t0 > tile;
+        ulong len = begin - t0;
+        if (close && len > 0 && (len >= 2 || other)) {
+          if (walk == 1 && slot < plan_cap) {
+            uint span = 32u - clz((uint)(len - 1));
+            plan[slot] = (uint4)((uint)t0, (uint)(t0 >> 32),
+                                 (uint)len | span << 16 | (other ? 1u << 31 : 0u), 0u);
+          }
+          slot++;
+          taken += walk == 0 ? 1u : 0u;
+        }
+        if (close) t0 = size > tile ? begin + size : begin;
+        at = begin + size;
+      }
+    }
+  }
+}
+
 /* Step 5's parameters, the same in both shapes below. */
 #define SCATTER_PARAMS                                                                         \
   const global KEY_T *keys_in, global KEY_T *keys_out, const global VALUE_T *vals_in,          \

@@ -35,7 +35,7 @@ typedef struct bucket {
 } bucket;
 
 typedef struct sample_kernels {
-  cl_kernel gather, histogram, counts, scatter, copy;
+  cl_kernel gather, histogram, counts, scatter, copy, leaf_plan;
 } sample_kernels;
 
 /* Everything one sort needs, acquired before anything is written. */
@@ -60,6 +60,12 @@ typedef struct plan {
    * other packed into one tile (segment_tiles.c); else the segmented
    * bitonic sort, a bucket per work-group. */
   bool packed;
+  /* Packed leaves of a last level planned on the device (sample.cl's
+   * sample_leaf_plan) and sorted right after its scatter, instead of by
+   * the host once it has read the sizes; CLSORT_SAMPLE_LEAF_PLAN=host
+   * keeps the host's plan (bench/ compares), =again plans on both, as
+   * when a child outgrows the tile (the tests' way to reach that path). */
+  bool device_leaves, plan_again;
   clsort__ranges leaf;
   void *leaf_plan; /* host side of the packed plan */
   cl_mem out_k, out_v, tmp_k, tmp_v, table, samples, aux;
@@ -169,6 +175,7 @@ static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items, b
       clsort__get_kernel(ctx, &sample_spec, options, "sample_histogram", &k->histogram));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_counts", &k->counts));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_scatter", &k->scatter));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_leaf_plan", &k->leaf_plan));
   return clsort__get_kernel(ctx, &sample_spec, options, "sample_copy", &k->copy);
 }
 
@@ -439,6 +446,21 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
     prefix += size;
     counts += nb;
   }
+  /* A last level, whose children should all fit a tile (no parent's k
+   * was capped), plans and sorts its leaves on the device, in a launch of
+   * `bound` tiles: a greedy plan of a parent has fewer than 2 size / tile
+   * + 1 (any two tiles in a row hold more than a tile), unless a child
+   * outgrew the tile; then the host plans the batch's leaves again (see
+   * below). The plan and its counter lie at the start of aux, below the
+   * parents. */
+  size_t bound = 0;
+  bool leaf_plan = p->device_leaves;
+  for (size_t i = 0; i < count; i++) {
+    size_t size = parents[i].end - parents[i].begin;
+    leaf_plan = leaf_plan && clsort__div_up(4 * size, p->small_tile) <= p->k;
+    bound += 2 * size / p->small_tile + 1;
+  }
+  leaf_plan = leaf_plan && (bound + 1) * 16 <= p->aux_parents * 8 && bound <= UINT32_MAX;
   /* The writes complete before the read of the bucket sizes below ends
    * (one in-order queue); the host arrays stay untouched until then. */
   FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_FALSE, 0, count * 16,
@@ -456,6 +478,12 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   FORWARD_IF_ERROR(clsort__launch(ctx, p->kern.gather, count * wg, wg, 5, gather, 0, NULL, NULL));
   p->sample_job.n = sample;
   FORWARD_IF_ERROR(clsort__sort_segments(ctx, &p->sample_job, p->aux, count));
+  /* The samples' sort has read its list at the start of aux: the leaf
+   * plan may go there (unused entries stay zero: tiles of no keys). */
+  cl_ulong zero = 0;
+  if (leaf_plan)
+    FORWARD_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, p->aux, &zero, sizeof zero, 0,
+                                                  (bound + 1) * 16, 0, NULL, NULL)));
   /* Programs that classify twice ignore `ids`; any valid buffer will do.
    * The histogram's ids of this batch are read by its scatter before the
    * next batch's histogram runs: one in-order queue. */
@@ -484,6 +512,16 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
                            ARG(make_index), ARG(ids)};
   clsort_status st =
       clsort__launch(ctx, p->kern.scatter, first * wg, wg, 14, scatter, 0, NULL, NULL);
+  cl_uint other = io->dst_is_tmp ? 1 : 0, plan_cap = (cl_uint)bound;
+  if (st == CLSORT_SUCCESS && leaf_plan) {
+    cl_ulong tile64 = p->small_tile;
+    clsort__arg lp[] = {ARG(p->aux), ARG(parents_off), ARG(counts_off), ARG(tile64),
+                        ARG(other),  ARG(p->aux),      ARG(plan_cap)};
+    st = clsort__launch(ctx, p->kern.leaf_plan, count * wg, wg, 7, lp, 0, NULL, NULL);
+    cl_mem tv = job->value_size ? p->tmp_v : p->tmp_k;
+    if (st == CLSORT_SUCCESS)
+      st = clsort__ranges_launch(ctx, &p->small_job, &p->leaf, bound, p->tmp_k, tv, p->aux);
+  }
   if (st == CLSORT_SUCCESS) st = CL_CHECK(clFlush(ctx->queue));
   /* The read must end before p->counts is used, or, on a failure, before
    * its host memory may go. */
@@ -493,6 +531,21 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   FORWARD_IF_ERROR(CL_CHECK(waited));
 
   double planned = clsort__now_ms();
+  /* The device has planned and sorted the leaves of a last level: the
+   * host takes only what outgrew a tile. If a child did (unlikely: its
+   * parent's k was chosen for a quarter tile), the device's plan may have
+   * run past `bound`, and the host lists the batch's leaves again, as
+   * without it: sorting a sorted tile again changes nothing. */
+  bool device_listed = leaf_plan && !p->plan_again;
+  for (size_t i = 0, c = 0; device_listed && i < count; i++) {
+    size_t nb = 2 * (size_t)buckets_for(p, parents[i].end - parents[i].begin) - 1;
+    for (size_t b = 0; b < nb; b += 2) {
+      size_t size = p->wide ? (size_t)((const cl_ulong *)p->counts)[c + b]
+                            : (size_t)((const cl_uint *)p->counts)[c + b];
+      if (size > p->small_tile) device_listed = false;
+    }
+    c += nb;
+  }
   counts = 0;
   cl_ulong where = io->dst_is_tmp && p->packed ? CLSORT_RANGE_OTHER : 0;
   for (size_t i = 0; i < count; i++) {
@@ -503,6 +556,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
       size_t begin = at;
       at += size;
       if (size == 0) continue;
+      if (device_listed && size <= p->small_tile) continue;
       if (b % 2 == 1 || size == 1) {
         /* All keys equal: sorted (in a packed tile, with its neighbours). */
         if (!join_last(p, begin, at, where) && io->dst_is_tmp)
@@ -519,8 +573,11 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
               "sample sort: the bucket sizes of [%zu, %zu) add up to %zu keys",
               parents[i].begin, parents[i].end, at - parents[i].begin);
   }
-  clsort__debug("sample: level %u: %zu buckets read back and planned in %.1f us", io->level,
-                counts, (clsort__now_ms() - planned) * 1e3);
+  clsort__debug("sample: level %u: %zu buckets read back and planned in %.1f us%s", io->level,
+                counts, (clsort__now_ms() - planned) * 1e3,
+                device_listed  ? " (leaves planned on the device)"
+                : leaf_plan    ? " (a child outgrew the tile: leaves planned again)"
+                               : "");
   return CLSORT_SUCCESS;
 }
 
@@ -599,6 +656,9 @@ clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *j
    * packed block sort would run (bench/ compares them). */
   const char *leaf = getenv("CLSORT_SAMPLE_LEAF");
   p.packed = clsort__ranges_tile(ctx, &unstable) >= 2 && !(leaf && strcmp(leaf, "bitonic") == 0);
+  const char *leaf_plan = getenv("CLSORT_SAMPLE_LEAF_PLAN");
+  p.device_leaves = p.packed && !(leaf_plan && strcmp(leaf_plan, "host") == 0);
+  p.plan_again = leaf_plan && strcmp(leaf_plan, "again") == 0;
   p.small_tile = p.packed ? clsort__ranges_tile(ctx, &unstable)
                           : clsort__segment_limit(ctx, &unstable);
   p.sample_tile = clsort__bitonic_shape_for(ctx, key_size, 0, false).tile;

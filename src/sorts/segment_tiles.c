@@ -299,11 +299,17 @@ clsort_status clsort__ranges_sort(clsort_context *ctx, const clsort__sort_job *j
   clsort__debug("ranges: %zu ranges in %zu tiles of up to %zu keys", count, h.count, r->tile);
   if (h.count == 0) return CLSORT_SUCCESS;
   FORWARD_IF_ERROR(upload_plan(ctx, &h, plan_buffer, written));
+  return clsort__ranges_launch(ctx, job, r, h.count, other_keys, other_vals, plan_buffer);
+}
+
+clsort_status clsort__ranges_launch(clsort_context *ctx, const clsort__sort_job *job,
+                                    const clsort__ranges *r, size_t tiles, cl_mem other_keys,
+                                    cl_mem other_vals, cl_mem plan_buffer) {
   /* Keys-only programs ignore the value buffers; any valid buffer will do. */
   cl_mem va = job->value_size ? job->vals_in : job->keys_in;
   cl_mem vb = job->value_size ? other_vals : other_keys;
   int kind = clsort__key_kind(job->type), desc = job->descending;
   clsort__arg args[] = {ARG(job->keys_in), ARG(other_keys), ARG(va),  ARG(vb),
                         ARG(plan_buffer),  ARG(kind),       ARG(desc)};
-  return clsort__launch(ctx, r->kernel, h.count * r->wg, r->wg, 7, args, 0, NULL, NULL);
+  return clsort__launch(ctx, r->kernel, tiles * r->wg, r->wg, 7, args, 0, NULL, NULL);
 }

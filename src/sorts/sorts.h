@@ -162,6 +162,13 @@ clsort_status clsort__ranges_sort(clsort_context *ctx, const clsort__sort_job *j
                                   const clsort__ranges *r, const cl_ulong *ranges, size_t count,
                                   cl_mem other_keys, cl_mem other_vals, cl_mem plan_buffer,
                                   void *host, cl_event *written);
+/* The block sort of `tiles` entries of a range plan already at the start
+ * of plan_buffer (made on the device: the sample sort's last level). An
+ * entry of zeros is a tile of no keys, which costs its group next to
+ * nothing: a plan may be launched over more entries than it fills. */
+clsort_status clsort__ranges_launch(clsort_context *ctx, const clsort__sort_job *job,
+                                    const clsort__ranges *r, size_t tiles, cl_mem other_keys,
+                                    cl_mem other_vals, cl_mem plan_buffer);
 
 /* The long segments of the packed path (segment_merge.c): every segment
  * of more than `tile` and at most `limit` keys of the host `offsets`,

@@ -207,6 +207,29 @@ T_TEST(sample_leaf_bitonic) {
   }
 }
 
+/* The packed leaves of a last level: planned on the device right after
+ * the scatter (sample.cl's sample_leaf_plan, the default, which the rest
+ * of the tiled part runs too), by the host (CLSORT_SAMPLE_LEAF_PLAN=host),
+ * and by both (=again: the device plans and sorts them, then the host
+ * lists them all again, as when a child outgrows the tile; sorting a
+ * sorted tile again must change nothing, scratch included). _i = case x 2
+ * + type (u32, i64). */
+T_TEST(sample_leaf_plan) {
+  static const char *const ways[] = {"device", "host", "again"};
+  clsort_type t = _i % 2 ? CLSORT_I64 : CLSORT_U32;
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sample_leaf_plan");
+  r.s[0] ^= (uint64_t)_i;
+  t_setenv("CLSORT_SAMPLE_LEAF_PLAN", ways[_i / 2]);
+  static const int dists[] = {D_UNIFORM, D_FEW, D_ZERO, D_SORTED};
+  for (int d = 0; d < 4; d++) {
+    clsort_options o = sample(d % 2 == 1);
+    t_label("CLSORT_SAMPLE_LEAF_PLAN=%s", ways[_i / 2]);
+    t_check_dist(&r, t, dists[d], d ? 20011 : 65537, &o, MODES_ALL);
+  }
+}
+
 /* Classify once (the GPU shape, sample.cl's SS_IDS): the histogram keeps
  * each key's bucket, 2 bytes a key, for the scatter. clsort_scratch_bytes
  * counts them; a caller scratch with room for all but them still sorts
@@ -533,6 +556,7 @@ static void add(Suite *s, unsigned tiers) {
       TCase *tc = t_shape_tcase(s, "tiled", tiled_setup);
       add_common(tc);
       tcase_add_loop_test(tc, sample_leaf_bitonic, 0, 6);
+      tcase_add_loop_test(tc, sample_leaf_plan, 0, 6);
       tcase_add_loop_test(tc, sample_ids, 0, 2);
     }
   }
