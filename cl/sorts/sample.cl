@@ -190,39 +190,36 @@ inline void load_splitters(const global KEY_T *samples, const parent_t *p, int k
   WG_BARRIER();
 }
 
-/* The buckets of the order bits b[0 .. CL_N), all descending the tree
- * together, a level at a time, so that their dependent local reads
+/* The buckets of the keys k[0 .. CL_N), as order bits all descending the
+ * tree together, a level at a time, so that their dependent local reads
  * overlap (logk steps, each one local read and one comparison a key).
  * j, the number of splitters below a key, is where its descent ends; the
  * smallest splitter not below it, s_j (if j < k - 1), is the last node
  * where it went left, so the equality bucket needs no further read (a
  * second read of the splitters, at a random place, cost a bank-conflicted
  * local read a key). */
-#define CLASSIFY_N(CL_N, b, out, logk, tree)                                             \
+#define CLASSIFY_N(CL_N, k, out, kind, desc, logk, tree)                                 \
   do {                                                                                   \
     uint ci_[CL_N];                                                                      \
-    KEY_T cs_[CL_N];                                                                     \
-    UNROLL_FULL for (uint l_ = 0; l_ < (CL_N); l_++) ci_[l_] = 1, cs_[l_] = 0;           \
+    KEY_T cb_[CL_N], cs_[CL_N];                                                          \
+    UNROLL_FULL for (uint l_ = 0; l_ < (CL_N); l_++) {                                   \
+      ci_[l_] = 1;                                                                       \
+      cb_[l_] = key_to_bits((k)[l_], kind, desc);                                        \
+      cs_[l_] = 0;                                                                       \
+    }                                                                                    \
     for (uint t_ = 0; t_ < (logk); t_++) {                                               \
       UNROLL_FULL for (uint l_ = 0; l_ < (CL_N); l_++) {                                 \
         KEY_T node_ = (tree)[ci_[l_]];                                                   \
-        bool right_ = node_ < (b)[l_];                                                   \
+        bool right_ = node_ < cb_[l_];                                                   \
         cs_[l_] = right_ ? cs_[l_] : node_;                                              \
         ci_[l_] = 2 * ci_[l_] + (right_ ? 1u : 0u);                                      \
       }                                                                                  \
     }                                                                                    \
     UNROLL_FULL for (uint l_ = 0; l_ < (CL_N); l_++) {                                   \
       uint j_ = ci_[l_] - (1u << (logk));                                                \
-      (out)[l_] = 2 * j_ + (j_ + 1 < (1u << (logk)) && cs_[l_] == (b)[l_] ? 1u : 0u);    \
+      (out)[l_] = 2 * j_ + (j_ + 1 < (1u << (logk)) && cs_[l_] == cb_[l_] ? 1u : 0u);    \
     }                                                                                    \
   } while (0)
-
-/* The bucket of one key's order bits. */
-inline uint classify(KEY_T b, uint logk, local const KEY_T *tree) {
-  uint out[1];
-  CLASSIFY_N(1, &b, out, logk, tree);
-  return out[0];
-}
 
 /* The keys of vector v (16 bytes, aligned) that lie in [lo, hi): whole
  * vectors load as one, the edges key by key. valid[l] says which. */
@@ -332,10 +329,8 @@ KERNEL void sample_histogram(const global KEY_T *keys, const global ulong *aux, 
     UNROLL_FULL for (uint h = 0; h < SS_HIST_V; h++)
       load_vector(keys, v0 + h * WG_SIZE + get_local_id(0), lo, hi, k + h * SS_V,
                   valid + h * SS_V);
-    KEY_T bits[SS_HIST_V * SS_V];
     uint bucket[SS_HIST_V * SS_V];
-    UNROLL_FULL for (uint l = 0; l < SS_HIST_V * SS_V; l++) bits[l] = key_to_bits(k[l], kind, desc);
-    CLASSIFY_N(SS_HIST_V * SS_V, bits, bucket, p.logk, tree);
+    CLASSIFY_N(SS_HIST_V * SS_V, k, bucket, kind, desc, p.logk, tree);
     UNROLL_FULL for (uint l = 0; l < SS_HIST_V * SS_V; l++) BUMP(hist, bucket[l], valid[l]);
 #if SS_IDS
     UNROLL_FULL for (uint h = 0; h < SS_HIST_V; h++)
@@ -440,7 +435,8 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
   ulong lo = max(p.begin, p.a + c * chunk), hi = min(p.end, p.a + (c + 1) * chunk);
   for (ulong i = lo; i < hi; i++) {
     KEY_T key = keys_in[i];
-    uint b = classify(key_to_bits(key, kind, desc), p.logk, tree);
+    uint b;
+    CLASSIFY_N(1, &key, &b, kind, desc, p.logk, tree);
     OFFSET_T dst = next[b]++;
     keys_out[dst] = key;
 #if HAS_VALUES
@@ -499,9 +495,7 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
 #if SS_IDS
       load_ids(ids, v, lo, hi, id);
 #else
-      KEY_T bits[SS_V];
-      UNROLL_FULL for (uint l = 0; l < SS_V; l++) bits[l] = key_to_bits(key[j * SS_V + l], kind, desc);
-      CLASSIFY_N(SS_V, bits, id, p.logk, tree);
+      CLASSIFY_N(SS_V, key + j * SS_V, id, kind, desc, p.logk, tree);
 #endif
       UNROLL_FULL for (uint l = 0; l < SS_V; l++) {
         uint b = id[l];

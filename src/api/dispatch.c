@@ -41,7 +41,8 @@ static clsort_status run_widened(clsort_context *ctx, const clsort_options *o,
 /* Runs the job with the algorithm the options name. */
 clsort_status clsort__dispatch_sort(clsort_context *ctx, const clsort_options *o,
                                     const clsort__sort_job *job) {
-  clsort_status st = clsort__type_is_narrow(job->type) ? run_widened(ctx, o, job) : run(ctx, o, job);
+  clsort_status st =
+      clsort__type_is_narrow(job->type) ? run_widened(ctx, o, job) : run(ctx, o, job);
   if (ctx->timeline) clsort__timeline_print(ctx);
   return st;
 }

@@ -90,7 +90,8 @@ static clsort_status read_environment(clsort_context *ctx) {
   ctx->wait_spin_us = 200;
   unsigned us = 0;
   static const char *const spin = "CLSORT_WAIT_SPIN_US";
-  if (clsort__env_fields(spin, &us, 1) == 1 && clsort__env_field_ok(spin, "US", us, 0, 100000, ENV_ANY))
+  if (clsort__env_fields(spin, &us, 1) == 1 &&
+      clsort__env_field_ok(spin, "US", us, 0, 100000, ENV_ANY))
     ctx->wait_spin_us = us;
   clsort__host_settings_from_env(ctx);
   FORWARD_IF_ERROR(clsort__memory_limit_from_env(ctx));

@@ -79,11 +79,12 @@ void clsort__timeline_print(clsort_context *ctx) {
     clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
     clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
     if (i == 0) origin = last_end = start;
-    /* idle: since the kernel before ended; late: of that, after the
-     * kernel was enqueued (the host's share of the idle time is the rest). */
+    /* Idle: since the kernels before ended. Flagged when the kernel was
+     * enqueued only after that: the device waited for the host. */
     double idle = start > last_end ? (start - last_end) * 1e-3 : 0.0;
     fprintf(stderr,
-            "clsort timeline: %-26s queued %9.1f  start %9.1f  end %9.1f us  idle before %7.1f us%s\n",
+            "clsort timeline: %-26s queued %9.1f  start %9.1f  end %9.1f us"
+            "  idle before %7.1f us%s\n",
             ctx->timeline_log[i].name, ((double)queued - (double)origin) * 1e-3,
             (start - origin) * 1e-3, (end - origin) * 1e-3, idle,
             queued > last_end && i > 0 ? " (enqueued after the device went idle)" : "");
@@ -97,7 +98,8 @@ cl_int clsort__wait_event(const clsort_context *ctx, cl_event ev) {
   double until = clsort__now_ms() + ctx->wait_spin_us * 1e-3;
   for (;;) {
     cl_int status = CL_QUEUED;
-    cl_int err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+    cl_int err =
+        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
     /* Done, failed, unknown or too long: the blocking wait says which. */
     if (err != CL_SUCCESS || status <= CL_COMPLETE || clsort__now_ms() >= until) break;
   }

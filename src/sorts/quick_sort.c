@@ -261,7 +261,8 @@ clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *jo
   /* The headers land in the context's worklist: read into pinned memory
    * they no longer hold the queue up behind the driver's staging. */
   cl_ulong(*headers)[HEADER_ULONGS];
-  FORWARD_IF_ERROR(clsort__worklist(ctx, sizeof(cl_ulong[LAG + 1][HEADER_ULONGS]), (void **)&headers));
+  FORWARD_IF_ERROR(
+      clsort__worklist(ctx, sizeof(cl_ulong[LAG + 1][HEADER_ULONGS]), (void **)&headers));
   cl_event read[LAG + 1];
   memset(read, 0, sizeof read);
   clsort_status st = CLSORT_SUCCESS;

@@ -75,7 +75,6 @@ typedef struct plan {
    * scatter classifies again (the CPU shape; CLSORT_SAMPLE_IDS=0; no
    * memory for it). */
   cl_mem ids;
-  /* Host side. */
   /* Host side: the context's worklist (pinned where the device allows). */
   cl_ulong *parents, *sample_segs, *small, *small_sorted, *copies;
   void *counts;
@@ -122,12 +121,23 @@ static unsigned log2_floor(size_t x) {
 /* Buckets for a parent of `size` keys: enough that the buckets average an
  * eighth to a sixteenth of a tile (the segmented small sort), a quarter to
  * an eighth (packed leaves, which take several buckets a tile), so that
- * few need another level; at most k. With 8 keys sampled per splitter a
- * bucket of 4 times its mean has odds of about 10^-7 (a gamma tail). */
+ * few need another level (buckets_wanted); buckets_for rounds that up to
+ * a power of two, at most k. With 8 keys sampled per splitter a bucket of
+ * 4 times its mean has odds of about 10^-7 (a gamma tail). */
+static size_t buckets_wanted(const plan *p, size_t size) {
+  return clsort__div_up((p->packed ? 4 : 8) * size, p->small_tile);
+}
+
 static unsigned buckets_for(const plan *p, size_t size) {
-  size_t want = clsort__div_up((p->packed ? 4 : 8) * size, p->small_tile), k = 2;
+  size_t want = buckets_wanted(p, size), k = 2;
   while (k < want && k < p->k) k *= 2;
   return (unsigned)k;
+}
+
+/* The size of bucket c of a batch, as the level read it back. */
+static size_t bucket_size(const plan *p, size_t c) {
+  return p->wide ? (size_t)((const cl_ulong *)p->counts)[c]
+                 : (size_t)((const cl_uint *)p->counts)[c];
 }
 
 /* Sample keys per splitter: ceil(0.005 size^(1/3)) (Fine Sample Sort), or
@@ -175,7 +185,8 @@ static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items, b
       clsort__get_kernel(ctx, &sample_spec, options, "sample_histogram", &k->histogram));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_counts", &k->counts));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_scatter", &k->scatter));
-  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &sample_spec, options, "sample_leaf_plan", &k->leaf_plan));
+  FORWARD_IF_ERROR(
+      clsort__get_kernel(ctx, &sample_spec, options, "sample_leaf_plan", &k->leaf_plan));
   return clsort__get_kernel(ctx, &sample_spec, options, "sample_copy", &k->copy);
 }
 
@@ -457,7 +468,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   bool leaf_plan = p->device_leaves;
   for (size_t i = 0; i < count; i++) {
     size_t size = parents[i].end - parents[i].begin;
-    leaf_plan = leaf_plan && clsort__div_up(4 * size, p->small_tile) <= p->k;
+    leaf_plan = leaf_plan && buckets_wanted(p, size) <= p->k;
     bound += 2 * size / p->small_tile + 1;
   }
   leaf_plan = leaf_plan && (bound + 1) * 16 <= p->aux_parents * 8 && bound <= UINT32_MAX;
@@ -512,9 +523,9 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
                            ARG(make_index), ARG(ids)};
   clsort_status st =
       clsort__launch(ctx, p->kern.scatter, first * wg, wg, 14, scatter, 0, NULL, NULL);
-  cl_uint other = io->dst_is_tmp ? 1 : 0, plan_cap = (cl_uint)bound;
   if (st == CLSORT_SUCCESS && leaf_plan) {
     cl_ulong tile64 = p->small_tile;
+    cl_uint other = io->dst_is_tmp ? 1 : 0, plan_cap = (cl_uint)bound;
     clsort__arg lp[] = {ARG(p->aux), ARG(parents_off), ARG(counts_off), ARG(tile64),
                         ARG(other),  ARG(p->aux),      ARG(plan_cap)};
     st = clsort__launch(ctx, p->kern.leaf_plan, count * wg, wg, 7, lp, 0, NULL, NULL);
@@ -539,11 +550,8 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   bool device_listed = leaf_plan && !p->plan_again;
   for (size_t i = 0, c = 0; device_listed && i < count; i++) {
     size_t nb = 2 * (size_t)buckets_for(p, parents[i].end - parents[i].begin) - 1;
-    for (size_t b = 0; b < nb; b += 2) {
-      size_t size = p->wide ? (size_t)((const cl_ulong *)p->counts)[c + b]
-                            : (size_t)((const cl_uint *)p->counts)[c + b];
-      if (size > p->small_tile) device_listed = false;
-    }
+    for (size_t b = 0; b < nb; b += 2)
+      if (bucket_size(p, c + b) > p->small_tile) device_listed = false;
     c += nb;
   }
   counts = 0;
@@ -551,8 +559,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   for (size_t i = 0; i < count; i++) {
     size_t at = parents[i].begin, nb = 2 * (size_t)buckets_for(p, parents[i].end - at) - 1;
     for (size_t b = 0; b < nb; b++, counts++) {
-      size_t size = p->wide ? (size_t)((const cl_ulong *)p->counts)[counts]
-                            : (size_t)((const cl_uint *)p->counts)[counts];
+      size_t size = bucket_size(p, counts);
       size_t begin = at;
       at += size;
       if (size == 0) continue;
