@@ -361,55 +361,79 @@ KERNEL void sample_counts(global ulong *aux, ulong parents_off, ulong counts_off
 }
 
 /* Step 6, on a last level with packed leaves (GPU shapes): group g plans
- * the leaves of parent g from its bucket sizes (`counts`, as
- * sample_counts wrote them) as the host plans them (sample_sort.c's
- * add_small): buckets that follow each other share a tile of the block
- * sort while it holds them, at most `tile` keys. Each tile is an entry of
- * the range plan (segment_tiles.c: first key in .x and .y, the count |
- * log2 of its span << 16 | 1 << 31 when it lies in scratch in .z), the
- * parent's entries at slots it takes at once (their order is free). A
- * bucket of more than `tile` keys ends a run and is left to the host (the
- * next level, or a copy of an equality bucket); a tile of one key is left
- * out unless it must move (`other`). So the device sorts the leaves right
- * after the scatter, while the host is still reading the sizes. `plan`
- * holds plan_cap entries, then the count of entries taken (zero before);
- * aux and plan may be one buffer (the plan below the parents and sizes).
- * The sizes load into local memory at once; one work-item walks them
- * (a walk through global memory, a dependent load a bucket, took 90 us
- * for 378 parents on the H100). Local: NB_MAX sizes. */
-KERNEL void sample_leaf_plan(const global ulong *aux, ulong parents_off, ulong counts_off,
-                             ulong tile, uint other, global uint4 *plan, uint plan_cap) {
-  local OFFSET_T sizes[NB_MAX];
-  parent_t p = read_parent(aux + parents_off + (ulong)get_group_id(0) * P_WORDS, 0);
-  const global OFFSET_T *counts = (const global OFFSET_T *)(aux + counts_off) + p.counts;
-  for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE) sizes[b] = counts[b];
+ * the leaves of parent g from its bucket starts (the scanned table's
+ * chunk-0 entries, as sample_counts reads them) as the host plans them
+ * (sample_sort.c's add_small): buckets that follow each other share a
+ * tile of the block sort while it holds them, at most `tile` keys. Each
+ * tile is an entry of the range plan (segment_tiles.c: first key in .x
+ * and .y, the count | log2 of its span << 16 | 1 << 31 when it lies in
+ * scratch in .z), the parent's entries at slots it takes at once (their
+ * order is free). A bucket of more than `tile` keys ends a run and is
+ * left to the host (the next level, or a copy of an equality bucket); a
+ * tile of one key is left out unless it must move (`other`). So the
+ * device sorts the leaves right after the scatter, while the host is
+ * still reading the sizes. `plan` holds plan_cap entries, then the count
+ * of entries taken (zero before); aux and plan may be one buffer. The
+ * host keeps each parent below 2^32 keys (its starts are 32-bit here).
+ *
+ * The greedy walk is serial (where a tile closes depends on where it
+ * opened), and one work-item walking every bucket took 53 us at 2^24 u32
+ * keys on the H100. So every bucket s finds at once, by a binary search
+ * of the starts, where a tile opened at s would close (`close[s]`: the
+ * first bucket whose end lies more than `tile` past s's start) and which
+ * bucket opens the next one (`hop[s]`: the closing bucket, or the one
+ * after it when it is too large for any tile); then one work-item follows
+ * the hops, a step a tile, and the group writes the tiles out.
+ * Local: NB_MAX + 1 starts, three NB_MAX tables of bucket numbers. */
+KERNEL void sample_leaf_plan(const global ulong *aux, ulong parents_off,
+                             const global OFFSET_T *table, ulong chunk, ulong tile, uint other,
+                             global uint4 *plan, uint plan_cap) {
+  local uint start[NB_MAX + 1]; /* bucket b's first key, from the parent's */
+  local ushort close[NB_MAX], hop[NB_MAX], opened[NB_MAX];
+  local uint taken[2]; /* the parent's tiles, its first slot */
+  parent_t p = read_parent(aux + parents_off + (ulong)get_group_id(0) * P_WORDS, chunk);
+  uint size = (uint)(p.end - p.begin);
+  for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE)
+    start[b] = (uint)(table[p.table + b * p.chunks] - p.prefix);
+  if (get_local_id(0) == 0) start[p.nb] = size;
   WG_BARRIER();
-  /* No barrier below: one work-item walks, the others are done. */
-  if (get_local_id(0) == 0) {
-    /* Two walks: the tiles counted, their slots taken, the tiles written. */
-    uint taken = 0, slot = 0;
-    for (uint walk = 0; walk < 2; walk++) {
-      if (walk == 1) slot = atomic_add((volatile global uint *)(plan + plan_cap), taken);
-      ulong at = p.begin, t0 = p.begin; /* the open tile: [t0, at) */
-      for (uint b = 0; b <= p.nb; b++) {
-        ulong size = b < p.nb ? sizes[b] : 0, begin = at;
-        if (b < p.nb && size == 0) continue;
-        /* The tile closes before a bucket it cannot hold, and at the end. */
-        bool close = b == p.nb || size > tile || begin + size - t0 > tile;
-        ulong len = begin - t0;
-        if (close && len > 0 && (len >= 2 || other)) {
-          if (walk == 1 && slot < plan_cap) {
-            uint span = 32u - clz((uint)(len - 1));
-            plan[slot] = (uint4)((uint)t0, (uint)(t0 >> 32),
-                                 (uint)len | span << 16 | (other ? 1u << 31 : 0u), 0u);
-          }
-          slot++;
-          taken += walk == 0 ? 1u : 0u;
-        }
-        if (close) t0 = size > tile ? begin + size : begin;
-        at = begin + size;
-      }
+  for (uint s = get_local_id(0); s < p.nb; s += WG_SIZE) {
+    /* e = the first bucket >= s with start[e + 1] > start[s] + tile, or
+     * nb: the first j in (s, nb] with start[j] past the limit, less one.
+     * A bucket s too large for a tile closes at once (e = s). */
+    ulong limit = (ulong)start[s] + tile;
+    uint lo = s + 1, hi = p.nb + 1;
+    while (lo < hi) {
+      uint mid = (lo + hi) / 2;
+      if ((ulong)start[mid] > limit)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
+    uint e = lo - 1;
+    close[s] = (ushort)e;
+    hop[s] = (ushort)(e < p.nb && start[e + 1] - start[e] > tile ? e + 1 : e);
+  }
+  WG_BARRIER();
+  /* No barrier in the walk: the other work-items wait at the next one. */
+  if (get_local_id(0) == 0) {
+    uint tiles = 0;
+    for (uint s = 0; s < p.nb; s = hop[s]) {
+      uint len = start[close[s]] - start[s];
+      if (len >= 2 || (len == 1 && other)) opened[tiles++] = (ushort)s;
+    }
+    taken[0] = tiles;
+    taken[1] = atomic_add((volatile global uint *)(plan + plan_cap), tiles);
+  }
+  WG_BARRIER();
+  uint tiles = taken[0], slot = taken[1];
+  for (uint i = get_local_id(0); i < tiles; i += WG_SIZE) {
+    uint s = opened[i], len = start[close[s]] - start[s];
+    ulong t0 = p.begin + start[s];
+    uint span = 32u - clz(len - 1);
+    if (slot + i < plan_cap)
+      plan[slot + i] =
+          (uint4)((uint)t0, (uint)(t0 >> 32), len | span << 16 | (other ? 1u << 31 : 0u), 0u);
   }
 }
 

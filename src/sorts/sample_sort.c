@@ -468,7 +468,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   bool leaf_plan = p->device_leaves;
   for (size_t i = 0; i < count; i++) {
     size_t size = parents[i].end - parents[i].begin;
-    leaf_plan = leaf_plan && buckets_wanted(p, size) <= p->k;
+    leaf_plan = leaf_plan && buckets_wanted(p, size) <= p->k && size <= UINT32_MAX;
     bound += 2 * size / p->small_tile + 1;
   }
   leaf_plan = leaf_plan && (bound + 1) * 16 <= p->aux_parents * 8 && bound <= UINT32_MAX;
@@ -526,9 +526,9 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   if (st == CLSORT_SUCCESS && leaf_plan) {
     cl_ulong tile64 = p->small_tile;
     cl_uint other = io->dst_is_tmp ? 1 : 0, plan_cap = (cl_uint)bound;
-    clsort__arg lp[] = {ARG(p->aux), ARG(parents_off), ARG(counts_off), ARG(tile64),
-                        ARG(other),  ARG(p->aux),      ARG(plan_cap)};
-    st = clsort__launch(ctx, p->kern.leaf_plan, count * wg, wg, 7, lp, 0, NULL, NULL);
+    clsort__arg lp[] = {ARG(p->aux),  ARG(parents_off), ARG(p->table), ARG(chunk64),
+                        ARG(tile64),  ARG(other),       ARG(p->aux),   ARG(plan_cap)};
+    st = clsort__launch(ctx, p->kern.leaf_plan, count * wg, wg, 8, lp, 0, NULL, NULL);
     cl_mem tv = job->value_size ? p->tmp_v : p->tmp_k;
     if (st == CLSORT_SUCCESS)
       st = clsort__ranges_launch(ctx, &p->small_job, &p->leaf, bound, p->tmp_k, tv, p->aux);
