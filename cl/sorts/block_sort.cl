@@ -2,7 +2,7 @@
  * CUB's BlockMergeSort. Each group sorts one tile of BS_TILE = BS_WG *
  * BS_ITEMS keys: every work-item sorts its BS_ITEMS keys in registers
  * (an odd-even transposition network, which is stable: it swaps only
- * strictly greater neighbours), then log2(BS_WG) rounds double the sorted
+ * strictly greater neighbours; keys alone take a bitonic network), then log2(BS_WG) rounds double the sorted
  * runs, each work-item finding its BS_ITEMS outputs of a pair of runs by
  * merge path in local memory and merging them serially into registers.
  * A round costs two barriers and about 2 * BS_ITEMS local accesses per
@@ -91,6 +91,18 @@
 #define BS_FIRST(ka, pa, kb, pb) (ls[pa] != ls[pb] || (ka) <= (kb))
 #else
 #define BS_FIRST(ka, pa, kb, pb) ((ka) <= (kb))
+#endif
+
+/* A merge's next read of a run at offset x (x may be w, one past the
+ * run's end, where the key is never taken). The keys read there are the
+ * next run's first or the padded array's last slot (PAD(BS_TILE) <
+ * PADDED(BS_TILE)), so only the segmented sort, whose BS_FIRST reads
+ * ls[] at the position, clamps it into the run: two instructions less a
+ * key and round elsewhere. */
+#if BS_SEGMENTED
+#define BS_IN_RUN(x) min(x, w - 1)
+#else
+#define BS_IN_RUN(x) (x)
 #endif
 
 #if BS_SEGMENTED
@@ -219,12 +231,32 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void merge_sort_tile
     k[i] = lk[PAD(first + i)];
     BS_IF_VALUES(v[i] = lv[PAD(first + i)];)
   }
+#if HAS_VALUES || BS_SEGMENTED
   /* BS_ITEMS phases, even and odd in turn; constant starts, so that every
    * loop unrolls and k stays in registers. */
   UNROLL_FULL for (uint r = 0; r < BS_ITEMS / 2; r++) {
     UNROLL_FULL for (uint i = 0; i + 1 < BS_ITEMS; i += 2) BS_CMPX(i);
     UNROLL_FULL for (uint i = 1; i + 1 < BS_ITEMS; i += 2) BS_CMPX(i);
   }
+#else
+  /* Keys alone: equal order bits are the same key, so stability is moot,
+   * and Batcher's bitonic network (80 comparators for 16 keys, against
+   * the transposition's 120) orders them. Constant indices: unrolled, k
+   * stays in registers. */
+  UNROLL_FULL for (uint size = 2; size <= BS_ITEMS; size *= 2) {
+    UNROLL_FULL for (uint gap = size / 2; gap > 0; gap /= 2) {
+      UNROLL_FULL for (uint i = 0; i < BS_ITEMS; i++) {
+        const uint l = i ^ gap;
+        if (l > i) {
+          const KEY_T x = k[i], y = k[l];
+          const bool up = (i & size) == 0;
+          k[i] = up ? min(x, y) : max(x, y);
+          k[l] = up ? max(x, y) : min(x, y);
+        }
+      }
+    }
+  }
+#endif
 
   /* Round w: runs of w keys (blocked in registers) merge into runs of 2w,
    * up to end_w (segmented: no segment spans two runs of end_w, so longer
@@ -249,20 +281,19 @@ __kernel __attribute__((reqd_work_group_size(BS_WG, 1, 1))) void merge_sort_tile
         hi = mid;
     }
     uint i = lo, j = d - lo;
-    /* Reads past a run's end are clamped into it and never taken. */
-    KEY_T ka = lk[PAD(a + min(i, w - 1))], kb = lk[PAD(b + min(j, w - 1))];
+    KEY_T ka = lk[PAD(a + BS_IN_RUN(i))], kb = lk[PAD(b + BS_IN_RUN(j))];
     BS_IF_VALUES(uint s[BS_ITEMS];)
     UNROLL_FULL for (uint o = 0; o < BS_ITEMS; o++) {
       const bool take_a =
-          j >= w || (i < w && BS_FIRST(ka, a + min(i, w - 1), kb, b + min(j, w - 1)));
+          j >= w || (i < w && BS_FIRST(ka, a + BS_IN_RUN(i), kb, b + BS_IN_RUN(j)));
       k[o] = take_a ? ka : kb;
       BS_IF_VALUES(s[o] = take_a ? a + i : b + j;)
       if (take_a) {
         i++;
-        ka = lk[PAD(a + min(i, w - 1))];
+        ka = lk[PAD(a + BS_IN_RUN(i))];
       } else {
         j++;
-        kb = lk[PAD(b + min(j, w - 1))];
+        kb = lk[PAD(b + BS_IN_RUN(j))];
       }
     }
 #if HAS_VALUES
