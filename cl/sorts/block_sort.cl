@@ -2,9 +2,10 @@
  * CUB's BlockMergeSort. Each group sorts one tile of BS_TILE = BS_WG *
  * BS_ITEMS keys: every work-item sorts its BS_ITEMS keys in registers
  * (an odd-even transposition network, which is stable: it swaps only
- * strictly greater neighbours; keys alone take a bitonic network), then log2(BS_WG) rounds double the sorted
- * runs, each work-item finding its BS_ITEMS outputs of a pair of runs by
- * merge path in local memory and merging them serially into registers.
+ * strictly greater neighbours; keys alone take a bitonic network), then
+ * log2(BS_WG) rounds double the sorted runs, each work-item finding its
+ * BS_ITEMS outputs of a pair of runs by merge path in local memory and
+ * merging them serially into registers.
  * A round costs two barriers and about 2 * BS_ITEMS local accesses per
  * work-item, where the bitonic tile it replaces costs a barrier and a
  * local exchange per network step (91 steps for 8192 keys).
