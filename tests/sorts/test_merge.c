@@ -261,6 +261,28 @@ T_TEST(merge_tiled_shape) {
     }
 }
 
+/* The merge passes' co-ranks, each way forced (merge_sort.c picks by the
+ * tile count, and the tests' sizes would reach only the fused one): the
+ * search inside the merge, merge_partition's probes, and one binary search
+ * a tile. Stable, all modes, both directions; ties (few distinct keys)
+ * decide co-ranks too. _i = way x 2 + type (u32, i64). */
+T_TEST(merge_corank_ways) {
+  static const char *const ways[] = {"fused", "probe", "search"};
+  clsort_type t = _i % 2 ? CLSORT_I64 : CLSORT_U32;
+  if (t_skip_type(t)) return;
+  t_setenv("CLSORT_MERGE_PARTITION", ways[_i / 2]);
+  t_label("CLSORT_MERGE_PARTITION=%s", ways[_i / 2]);
+  t_rng r;
+  t_rng_init(&r, "merge_corank_ways");
+  r.s[0] ^= (uint64_t)_i;
+  const size_t sizes[] = {run_of(t, 0) + 7, 20011, capped(65537)};
+  static const int dists[] = {D_UNIFORM, D_FEW, D_SORTED};
+  for (int k = 0; k < 3; k++) {
+    clsort_options o = merge(k % 2 == 1, true);
+    t_check_dist(&r, t, dists[k], sizes[k], &o, MODES_ALL);
+  }
+}
+
 /* ------------------------------------------------------------ slow tier */
 /* From 2^22 keys, on the default shape. _i = case. */
 static const struct {
@@ -309,6 +331,7 @@ static void add(Suite *s, unsigned tiers) {
     if (t_part_selected("tiled")) {
       TCase *tc = t_shape_tcase(s, "tiled", tiled_setup);
       tcase_add_test(tc, merge_tiled_shape);
+      tcase_add_loop_test(tc, merge_corank_ways, 0, 6);
       add_common(tc);
     }
   }
