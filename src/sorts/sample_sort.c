@@ -424,12 +424,15 @@ typedef struct level_io {
   unsigned level;
 } level_io;
 
-/* One batch of parents of a level: sample, sort the samples, count,
- * scan, scatter, read the bucket sizes back, and sort the children into
- * finished, small and large (appended to p->next). */
-static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *parents, size_t count,
-                               const level_io *io, size_t *next_count) {
-  const clsort__sort_job *job = p->job;
+/* What a batch's records add up to: its samples, chunks (the histogram's
+ * and scatter's groups), count-table entries and bucket sizes. */
+typedef struct batch_sums {
+  size_t chunk, samples, groups, table, counts;
+} batch_sums;
+
+/* The batch's parent records (sample.cl's P_*) and its samples' segments,
+ * in the host's arrays. */
+static batch_sums describe_batch(plan *p, const bucket *parents, size_t count, unsigned level) {
   size_t total = 0;
   for (size_t i = 0; i < count; i++) total += parents[i].end - parents[i].begin;
   /* The chunk geometry over the batch: enough chunks to fill the device. */
@@ -438,7 +441,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   size_t vec = 16 / p->key_size, sample = 0, first = 0, table = 0, prefix = 0, counts = 0;
   for (size_t i = 0; i < count; i++) {
     size_t begin = parents[i].begin, end = parents[i].end, size = end - begin;
-    unsigned k = buckets_for(p, size), s = oversampling_for(p, size, k, io->level);
+    unsigned k = buckets_for(p, size), s = oversampling_for(p, size, k, level);
     size_t a = begin / vec * vec, chunks = clsort__div_up(end - a, chunk), nb = 2 * (size_t)k - 1;
     cl_ulong *r = p->parents + P_WORDS * i;
     r[0] = begin;
@@ -457,6 +460,54 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
     prefix += size;
     counts += nb;
   }
+  return (batch_sums){chunk, sample, first, table, counts};
+}
+
+/* The children of the batch's parents from their bucket sizes (read
+ * back): finished ones (equal keys, a single key) copied where they must
+ * move, small ones listed for the small sort (unless the device listed
+ * them: device_listed), large ones appended to p->next. */
+static clsort_status take_children(clsort_context *ctx, plan *p, const bucket *parents,
+                                   size_t count, const level_io *io, bool device_listed,
+                                   size_t *next_count) {
+  size_t counts = 0;
+  cl_ulong where = io->dst_is_tmp && p->packed ? CLSORT_RANGE_OTHER : 0;
+  for (size_t i = 0; i < count; i++) {
+    size_t at = parents[i].begin, nb = 2 * (size_t)buckets_for(p, parents[i].end - at) - 1;
+    for (size_t b = 0; b < nb; b++, counts++) {
+      size_t size = bucket_size(p, counts);
+      size_t begin = at;
+      at += size;
+      if (size == 0) continue;
+      if (device_listed && size <= p->small_tile) continue;
+      if (b % 2 == 1 || size == 1) {
+        /* All keys equal: sorted (in a packed tile, with its neighbours). */
+        if (!join_last(p, begin, at, where) && io->dst_is_tmp)
+          FORWARD_IF_ERROR(add_copy(ctx, p, begin, at));
+      } else if (size <= p->small_tile) {
+        /* The packed sort reads the bucket wherever the level left it. */
+        if (io->dst_is_tmp && !p->packed) FORWARD_IF_ERROR(add_copy(ctx, p, begin, at));
+        FORWARD_IF_ERROR(add_small(ctx, p, begin, at, where));
+      } else {
+        p->next[(*next_count)++] = (bucket){begin, at};
+      }
+    }
+    RETURN_IF(at != parents[i].end, CLSORT_ERROR_OPENCL,
+              "sample sort: the bucket sizes of [%zu, %zu) add up to %zu keys",
+              parents[i].begin, parents[i].end, at - parents[i].begin);
+  }
+  return CLSORT_SUCCESS;
+}
+
+/* One batch of parents of a level: sample, sort the samples, count,
+ * scan, scatter, read the bucket sizes back, and sort the children into
+ * finished, small and large (appended to p->next). */
+static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *parents, size_t count,
+                               const level_io *io, size_t *next_count) {
+  const clsort__sort_job *job = p->job;
+  batch_sums sums = describe_batch(p, parents, count, io->level);
+  size_t chunk = sums.chunk, sample = sums.samples, first = sums.groups, table = sums.table;
+  size_t counts = sums.counts;
   /* A last level, whose children should all fit a tile (no parent's k
    * was capped), plans and sorts its leaves on the device, in a launch of
    * `bound` tiles: a greedy plan of a parent has fewer than 2 size / tile
@@ -554,32 +605,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
       if (bucket_size(p, c + b) > p->small_tile) device_listed = false;
     c += nb;
   }
-  counts = 0;
-  cl_ulong where = io->dst_is_tmp && p->packed ? CLSORT_RANGE_OTHER : 0;
-  for (size_t i = 0; i < count; i++) {
-    size_t at = parents[i].begin, nb = 2 * (size_t)buckets_for(p, parents[i].end - at) - 1;
-    for (size_t b = 0; b < nb; b++, counts++) {
-      size_t size = bucket_size(p, counts);
-      size_t begin = at;
-      at += size;
-      if (size == 0) continue;
-      if (device_listed && size <= p->small_tile) continue;
-      if (b % 2 == 1 || size == 1) {
-        /* All keys equal: sorted (in a packed tile, with its neighbours). */
-        if (!join_last(p, begin, at, where) && io->dst_is_tmp)
-          FORWARD_IF_ERROR(add_copy(ctx, p, begin, at));
-      } else if (size <= p->small_tile) {
-        /* The packed sort reads the bucket wherever the level left it. */
-        if (io->dst_is_tmp && !p->packed) FORWARD_IF_ERROR(add_copy(ctx, p, begin, at));
-        FORWARD_IF_ERROR(add_small(ctx, p, begin, at, where));
-      } else {
-        p->next[(*next_count)++] = (bucket){begin, at};
-      }
-    }
-    RETURN_IF(at != parents[i].end, CLSORT_ERROR_OPENCL,
-              "sample sort: the bucket sizes of [%zu, %zu) add up to %zu keys",
-              parents[i].begin, parents[i].end, at - parents[i].begin);
-  }
+  FORWARD_IF_ERROR(take_children(ctx, p, parents, count, io, device_listed, next_count));
   clsort__debug("sample: level %u: %zu buckets read back and planned in %.1f us%s", io->level,
                 counts, (clsort__now_ms() - planned) * 1e3,
                 device_listed  ? " (leaves planned on the device)"
