@@ -505,9 +505,7 @@ static clsort_status take_children(clsort_context *ctx, plan *p, const bucket *p
 static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *parents, size_t count,
                                const level_io *io, size_t *next_count) {
   const clsort__sort_job *job = p->job;
-  batch_sums sums = describe_batch(p, parents, count, io->level);
-  size_t chunk = sums.chunk, sample = sums.samples, first = sums.groups, table = sums.table;
-  size_t counts = sums.counts;
+  const batch_sums sums = describe_batch(p, parents, count, io->level);
   /* A last level, whose children should all fit a tile (no parent's k
    * was capped), plans and sorts its leaves on the device, in a launch of
    * `bound` tiles: a greedy plan of a parent has fewer than 2 size / tile
@@ -530,7 +528,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_FALSE, p->aux_parents * 8,
                                                  count * P_WORDS * 8, p->parents, 0, NULL, NULL)));
   size_t wg = ctx->tuning.wg_size;
-  cl_ulong parents_off = p->aux_parents, counts_off = p->aux_counts, chunk64 = chunk;
+  cl_ulong parents_off = p->aux_parents, counts_off = p->aux_counts, chunk64 = sums.chunk;
   cl_ulong seed = SEED ^ ((cl_ulong)io->level * 0x9e3779b97f4a7c15ull);
   cl_uint num = (cl_uint)count;
   int kind = clsort__key_kind(job->type), desc = job->descending, make_index = io->make_index;
@@ -538,7 +536,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   clsort__arg gather[] = {ARG(io->src_k), ARG(p->aux), ARG(parents_off), ARG(p->samples),
                           ARG(seed)};
   FORWARD_IF_ERROR(clsort__launch(ctx, p->kern.gather, count * wg, wg, 5, gather, 0, NULL, NULL));
-  p->sample_job.n = sample;
+  p->sample_job.n = sums.samples;
   FORWARD_IF_ERROR(clsort__sort_segments(ctx, &p->sample_job, p->aux, count));
   /* The samples' sort has read its list at the start of aux: the leaf
    * plan may go there (unused entries stay zero: tiles of no keys). */
@@ -554,9 +552,9 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
                         ARG(p->samples), ARG(chunk64), ARG(kind),        ARG(desc),
                         ARG(p->table),  ARG(ids)};
   FORWARD_IF_ERROR(
-      clsort__launch(ctx, p->kern.histogram, first * wg, wg, 10, hist, 0, NULL, NULL));
+      clsort__launch(ctx, p->kern.histogram, sums.groups * wg, wg, 10, hist, 0, NULL, NULL));
   FORWARD_IF_ERROR(clsort__scan(ctx, p->wide ? CLSORT_U64 : CLSORT_U32, CLSORT_SCAN_EXCLUSIVE,
-                                p->table, p->table, table));
+                                p->table, p->table, sums.table));
   /* The level's one round trip: the bucket sizes of every parent, read
    * before the scatter, which runs while the host plans from them. */
   clsort__arg sizes[] = {ARG(p->aux), ARG(parents_off), ARG(counts_off), ARG(p->table),
@@ -564,7 +562,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   FORWARD_IF_ERROR(clsort__launch(ctx, p->kern.counts, count * wg, wg, 5, sizes, 0, NULL, NULL));
   cl_event got = NULL;
   FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(ctx->queue, p->aux, CL_FALSE, p->aux_counts * 8,
-                                                counts * p->offset_size, p->counts, 0, NULL,
+                                                sums.counts * p->offset_size, p->counts, 0, NULL,
                                                 &got)));
   /* Keys-only programs ignore the value buffers; any valid buffer will do. */
   cl_mem sv = io->src_v ? io->src_v : io->src_k, dv = io->dst_v ? io->dst_v : io->dst_k;
@@ -573,7 +571,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
                            ARG(chunk64),    ARG(kind),        ARG(desc),    ARG(p->table),
                            ARG(make_index), ARG(ids)};
   clsort_status st =
-      clsort__launch(ctx, p->kern.scatter, first * wg, wg, 14, scatter, 0, NULL, NULL);
+      clsort__launch(ctx, p->kern.scatter, sums.groups * wg, wg, 14, scatter, 0, NULL, NULL);
   if (st == CLSORT_SUCCESS && leaf_plan) {
     cl_ulong tile64 = p->small_tile;
     cl_uint other = io->dst_is_tmp ? 1 : 0, plan_cap = (cl_uint)bound;
@@ -607,7 +605,7 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, const bucket *paren
   }
   FORWARD_IF_ERROR(take_children(ctx, p, parents, count, io, device_listed, next_count));
   clsort__debug("sample: level %u: %zu buckets read back and planned in %.1f us%s", io->level,
-                counts, (clsort__now_ms() - planned) * 1e3,
+                sums.counts, (clsort__now_ms() - planned) * 1e3,
                 device_listed  ? " (leaves planned on the device)"
                 : leaf_plan    ? " (a child outgrew the tile: leaves planned again)"
                                : "");
