@@ -19,7 +19,9 @@
  * each work-item finds its own MG_ITEMS outputs in local memory and merges
  * them serially. Every key is read once and written once per pass;
  * values do not pass through local memory: each output reads its value
- * from the position its key came from.
+ * from the position its key came from. Where merge_partition_search finds
+ * the co-ranks (many tiles), each pass but the last also writes one key of
+ * every MG_SAMPLE outputs, where the next pass's searches look first.
  *
  * With MG_SEGMENTED the same two kernels serve the segmented sort's long
  * segments (src/sorts/segment_merge.c): each segment has its own runs,
@@ -72,6 +74,27 @@
 #endif
 
 #define MG_TILE (MG_WG * MG_ITEMS)
+/* The co-rank samples (GPU shape, the sort's passes): one key of every
+ * block of MG_SAMPLE outputs, written by a pass for the next pass's
+ * searches (merge_partition_search). */
+#define MG_SAMPLE 32
+/* Whether keys differ from their order bits. Unsigned ascending keys do
+ * not: the GPU shape converts a work-item's keys in a loop of its own
+ * under this uniform test, so that they skip the conversion's selects
+ * (the 4-byte pass is bound by its work per key, not by memory). */
+#define MG_CONVERTS (kind != 0 || desc)
+/* The serial merge's next key at `in` slot t, which lies past its run
+ * when t reaches `end`. GPUs read it unguarded (a select less per key):
+ * the merge never takes such a key, and a work-item takes at most
+ * MG_ITEMS keys past the tile, so MG_OVER slots past the tile keep every
+ * read in the array. The CPU shape's long runs guard instead. */
+#if MG_WG > 1
+#define MG_OVER (MG_ITEMS + 1)
+#define MG_NEXT(t, end) in[t]
+#else
+#define MG_OVER 0
+#define MG_NEXT(t, end) ((t) < (end) ? in[t] : 0)
+#endif
 /* A barrier of the merge groups (none for one work-item, the CPU shape:
  * see WG_BARRIER in common.cl). */
 #if MG_WG > 1
@@ -247,11 +270,38 @@ __kernel __attribute__((reqd_work_group_size(MP_WG, 1, 1))) void merge_partition
  * searches' chains of dependent loads cost more than the probes. */
 __kernel __attribute__((reqd_work_group_size(MS_WG, 1, 1))) void merge_partition_search(
     const global KEY_T *keys_in, const global KEY_T *keys_b, global ulong *partitions,
-    MG_WHERE_ARGS, int kind, int desc, uint rounds, ulong groups) {
+    MG_WHERE_ARGS, int kind, int desc, uint rounds, ulong groups, const global KEY_T *samples,
+    int sampled) {
   const ulong g = get_global_id(0);
   if (g >= groups) return;
   const mg_pair q = MG_PAIR_OF(g);
   ulong lo = q.d0 > q.nb ? q.d0 - q.nb : 0, hi = min(q.d0, q.na);
+#if !MG_SEGMENTED
+  /* With the last pass's samples (the sort's runs and tiles start on whole
+   * blocks): first the block. The test at i = MG_SAMPLE * m reads A's key
+   * that opens a block and B's that closes one, which are the samples
+   * there; a search of them (a small array, mostly in the L2 cache) finds
+   * the first such i in [lo, hi) where the test fails, and the co-rank
+   * lies within one block below it. Then the search of the keys, a few
+   * steps within one block of each run: the searches are bound by their
+   * scattered reads of DRAM (more probes a step made them slower). */
+  if (sampled) {
+    const ulong m0 = (lo + MG_SAMPLE - 1) / MG_SAMPLE, m1 = (hi + MG_SAMPLE - 1) / MG_SAMPLE;
+    const global KEY_T *sa = samples + q.a / MG_SAMPLE;
+    const global KEY_T *sb = samples + (q.b + q.d0) / MG_SAMPLE - 1;
+    ulong ml = m0, mh = m1;
+    while (ml < mh) {
+      const ulong mid = (ml + mh) / 2;
+      if (sa[mid] <= *(sb - mid))
+        ml = mid + 1;
+      else
+        mh = mid;
+    }
+    const ulong nlo = ml > m0 ? MG_SAMPLE * (ml - 1) + 1 : lo, nhi = ml < m1 ? MG_SAMPLE * ml : hi;
+    lo = nlo;
+    hi = nhi;
+  }
+#endif
   while (lo < hi) {
     const ulong mid = (lo + hi) / 2;
     if (before_diagonal(keys_in, keys_b, q.a, q.b, mid, q.d0, kind, desc))
@@ -272,14 +322,15 @@ __kernel __attribute__((reqd_work_group_size(MS_WG, 1, 1))) void merge_partition
  * pair, run >= n) the right run starts at b_first of keys_b and vals_b.
  * Group g writes outputs [g * MG_TILE, (g + 1) * MG_TILE) of n, between
  * the co-ranks that merge_partition left in partitions[g] and
- * partitions[g + 1] (or the end of the pair). Work-group: MG_WG. Local
+ * partitions[g + 1] (or the end of the pair). With sample_run > 0 it also
+ * writes the next pass's samples (below). Work-group: MG_WG. Local
  * memory: MG_TILE key bits and MG_TILE padded source positions. */
 __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     const global KEY_T *keys_in, const global KEY_T *keys_b, global KEY_T *keys_out,
     const global VALUE_T *vals_in, const global VALUE_T *vals_b, global VALUE_T *vals_out,
     const global ulong *partitions, MG_WHERE_ARGS, int kind, int desc, int write_keys,
-    uint rounds) {
-  local KEY_T in[MG_TILE];           /* the tile's A keys, then its B keys */
+    uint rounds, global KEY_T *samples, ulong sample_run) {
+  local KEY_T in[MG_TILE + MG_OVER]; /* the tile's A keys, then its B keys */
 #if !MG_REGS || HAS_VALUES
   local uint src[PADDED(MG_TILE)];   /* output slot -> position in `in` */
 #endif
@@ -339,9 +390,11 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
       const global KEY_T *p = from_a ? keys_in + (a + a0 + e) : keys_b + (b + b0 + (e - nat));
       r[j] = e < len ? *p : 0;
     }
+    if (MG_CONVERTS)
+      UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) r[j] = key_to_bits(r[j], kind, desc);
     UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
       const uint e = j * MG_WG + lid;
-      if (e < len) in[e] = key_to_bits(r[j], kind, desc);
+      if (e < len) in[e] = r[j];
     }
   }
 #else
@@ -364,21 +417,32 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
         hi = mid;
     }
     uint i = lo, j = dt - lo;
-    KEY_T ka = i < nat ? in[i] : 0, kb = j < nbt ? in[nat + j] : 0;
+    KEY_T ka = MG_NEXT(i, nat), kb = MG_NEXT(nat + j, len);
     MG_KEEP(KEY_T merged[MG_ITEMS];)
-    /* Every trip runs (the loads past a run are guarded): registers need
-     * the loop unrolled, and the CPU shape's 2048 outputs need it not. */
+    /* Every trip runs (MG_NEXT keeps reads past a run harmless):
+     * registers need the loop unrolled, and the CPU shape's 2048 outputs
+     * need it not. */
     MG_MERGE_UNROLL for (uint k = 0; k < MG_ITEMS; k++) {
       bool take_a = j >= nbt || (i < nat && ka <= kb);
       MG_KEEP(merged[k] = take_a ? ka : kb;)
       MG_SRC(if (dt + k < len) src[PAD(dt + k)] = take_a ? i : nat + j;)
+#if MG_WG > 1
+      /* One load of the key that replaces the one taken, and selects (40
+       * registers against 48 for a load in each branch on the H100). */
+      i += take_a;
+      j += !take_a;
+      const KEY_T next = in[take_a ? i : nat + j];
+      ka = take_a ? next : ka;
+      kb = take_a ? kb : next;
+#else
       if (take_a) {
         i++;
-        ka = i < nat ? in[i] : 0;
+        ka = MG_NEXT(i, nat);
       } else {
         j++;
-        kb = j < nbt ? in[nat + j] : 0;
+        kb = MG_NEXT(nat + j, len);
       }
+#endif
     }
 #if MG_REGS
     MG_BARRIER(); /* every work-item has read its inputs from `in` */
@@ -411,9 +475,11 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
       const uint t = j * MG_WG + lid;
       MG_SRC(const uint s = t < len ? src[PAD(t)] : 0;)
-      k[j] = bits_to_key(MG_OUT_BITS(t < len ? t : 0, s), kind, desc);
+      k[j] = MG_OUT_BITS(t < len ? t : 0, s);
       IF_MG_VALUES(w[j] = t >= len ? 0 : s < nat ? vals_in[a_at + s] : vals_b[b_at + s];)
     }
+    if (MG_CONVERTS)
+      UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) k[j] = bits_to_key(k[j], kind, desc);
     UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) {
       const uint t = j * MG_WG + lid;
       if (t < len) {
@@ -433,11 +499,13 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
       UNROLL_FULL for (uint l = 0; l < MG_V; l++) {
         const uint t = (j * MG_WG + lid) * MG_V + l;
         MG_SRC(const uint s = t < len ? src[PAD(t)] : 0;)
-        k[j * MG_V + l] = bits_to_key(MG_OUT_BITS(t < len ? t : 0, s), kind, desc);
+        k[j * MG_V + l] = MG_OUT_BITS(t < len ? t : 0, s);
         IF_MG_VALUES(w[j * MG_V + l] =
                          t >= len ? 0 : s < nat ? vals_in[a_at + s] : vals_b[b_at + s];)
       }
     }
+    if (MG_CONVERTS)
+      UNROLL_FULL for (uint j = 0; j < MG_ITEMS; j++) k[j] = bits_to_key(k[j], kind, desc);
     UNROLL_FULL for (uint j = 0; j < MG_ITEMS / MG_V; j++) {
       const uint v = j * MG_WG + lid;
       if (v < vecs) {
@@ -478,4 +546,19 @@ __kernel __attribute__((reqd_work_group_size(MG_WG, 1, 1))) void merge_pass(
     vals_out[out_begin + t] = s < nat ? vals_in[a_at + s] : vals_b[b_at + s];
 #endif
   }
+
+#if MG_REGS && !MG_SEGMENTED
+  /* The next pass's samples (sample_run: the length of the runs it merges
+   * in pairs; 0: none): of every block of MG_SAMPLE outputs, the first
+   * key's bits in a left run and the last's in a right run, as its
+   * searches read them; a work-item a block, last, when nothing else is
+   * live (H100: 40 registers, as without samples; written from the merge's
+   * registers or between the merge and the stores, 46 and merge_pass 5%
+   * slower). A right run's last block, if short, is never read. */
+  if (sample_run && lid < MG_TILE / MG_SAMPLE) {
+    const bool right = (out_begin & sample_run) != 0; /* runs: powers of 2 */
+    const uint t = lid * MG_SAMPLE + (right ? MG_SAMPLE - 1 : 0);
+    if (t < len) samples[(out_begin + t) / MG_SAMPLE] = in[MG_SWZ(t)];
+  }
+#endif
 }

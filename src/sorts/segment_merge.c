@@ -122,8 +122,17 @@ clsort_status clsort__long_merge_run(clsort_context *ctx, const clsort__sort_job
   cl_mem V[2] = {job->value_size ? job->vals_in : job->keys_in, m->vals2};
   cl_ulong tile = m->tile;
   for (cl_uint p = 0; p < m->passes; p++) {
-    clsort__merge_io io = {K[p % 2], K[p % 2], K[1 - p % 2], V[p % 2], V[p % 2], V[1 - p % 2],
-                           m->parts, NULL, 4, clsort__key_kind(job->type), job->descending, 1};
+    clsort__merge_io io = {.ka = K[p % 2],
+                           .kb = K[p % 2],
+                           .ko = K[1 - p % 2],
+                           .va = V[p % 2],
+                           .vb = V[p % 2],
+                           .vo = V[1 - p % 2],
+                           .parts = m->parts,
+                           .nwhere = 4,
+                           .kind = clsort__key_kind(job->type),
+                           .desc = job->descending,
+                           .write_keys = 1};
     clsort__arg where[] = {ARG(m->list), ARG(m->active[p]), ARG(p), ARG(tile)};
     io.where = where;
     FORWARD_IF_ERROR(clsort__merge_launch(ctx, &m->kernels, &io, m->groups_at[p], m->longest));

@@ -69,18 +69,26 @@ clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job
 typedef struct clsort__merge_kernels {
   cl_kernel probe, search, merge;
   size_t wg, tile;
+  bool samples; /* the merge can write co-rank samples (clsort__merge_io) */
 } clsort__merge_kernels;
 clsort_status clsort__merge_kernels_for(clsort_context *ctx, const clsort__sort_job *job,
                                         size_t run, bool segmented, clsort__merge_kernels *k);
 /* Where a merge pass reads and writes: keys and values in, the right
  * runs' (kb, vb) and out, the co-ranks' buffer (a cl_ulong per tile), and
  * the arguments that say where the pairs lie (merge.cl's MG_WHERE_ARGS:
- * 5 for the sort, 4 for the segmented variant). */
+ * 5 for the sort, 4 for the segmented variant). The sort's passes may
+ * also keep co-rank samples (merge.cl's MG_SAMPLE): `sampled` when the
+ * last pass wrote them for this one's searches, sample_run when this pass
+ * writes them for the next (the length of the runs it writes), both 0 for
+ * none, and then samples may be NULL. */
 typedef struct clsort__merge_io {
   cl_mem ka, kb, ko, va, vb, vo, parts;
   const clsort__arg *where;
   unsigned nwhere;
   int kind, desc, write_keys;
+  cl_mem samples;
+  cl_ulong sample_run;
+  int sampled;
 } clsort__merge_io;
 /* Enqueues one merge pass of `groups` tiles whose pairs' left runs hold at
  * most `longest` keys: the co-ranks the way that suits the number of
