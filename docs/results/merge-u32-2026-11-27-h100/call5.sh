@@ -1,0 +1,34 @@
+#!/bin/bash
+# Call 5 (H100): the co-rank searches of merge_partition_search with 3 or 7
+# probes a step (one work-item, 4-way or 8-way, all loads of a step in
+# flight) on top of v5: v6, v7. Merge u32 keys 2^20-2^26 twice; u32 pairs
+# and u64 keys at 2^24/2^26; serialised co-rank and pass times at 2^26.
+#
+set -u
+B=$PWD/build-device
+export OCL_ICD_FILENAMES=/usr/lib/libnvidia-opencl.so.1 POCL_CACHE_DIR=/tmp/pc CLSORT_CACHE_DIR=/tmp/cc LD_LIBRARY_PATH=$B:$B/src
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/table.txt
+run() { # tag tree peers extra-args...
+  local tag=$1 tree=$2 peers=$3; shift 3
+  CLSORT_KERNEL_DIR=$B/cl-$tree/cl timeout 100 $B/cli/clsort bench --device NVIDIA --primitives none --algorithms merge \
+    --peers $peers --runs 7 --json $OUT/$tag.jsonl "$@" > $OUT/$tag.txt 2>&1
+  echo "$tag: $(grep '^sort[-a-z]*  *\(merge\|cub-merge\) ' $OUT/$tag.txt | awk '{printf "%s %s %s 2^%s %s  ", $2, $3, $4, $6, $7}')" >> $OUT/table.txt
+}
+for round in 1 2; do
+  for tree in old v5 v6 v7; do
+    peers=none; [ $round = 1 ] && [ $tree = old ] && peers=cub
+    run u32-$tree-$round $tree $peers --sort-sizes 20,21,22,23,24,26 --types u32 --data keys
+  done
+done
+for tree in v5 v6 v7; do
+  run other-$tree $tree none --sort-sizes 24,26 --types u32,u64 --data pairs
+  run u64-$tree $tree none --sort-sizes 24,26 --types u64 --data keys
+done
+for tree in v5 v6 v7; do
+  CLSORT_KERNEL_DIR=$B/cl-$tree/cl CLSORT_PROFILE=1 timeout 60 $B/cli/clsort bench --device NVIDIA --primitives none \
+    --algorithms merge --sort-sizes 26 --types u32 --data keys --runs 1 --peers none > $OUT/profile-$tree.txt 2>&1
+  echo "== profile $tree: $(grep '^clsort profile' $OUT/profile-$tree.txt | awk '{k=$3; t[k]+=$(NF-1); c[k]++} END {for (k in t) printf "%s %d x %.3f ms; ", k, c[k], t[k]}')" >> $OUT/table.txt
+done
+grep -l 'verification failures, [1-9]\|errors*$' $OUT/*.txt | xargs -r grep -H 'measurements in' | grep -v ' 0 verification failures, 0 errors' >> $OUT/table.txt
+cd $OUT && tar czf raw.tgz *.jsonl *.txt && rm -f *.jsonl u32-*.txt other-*.txt u64-*.txt profile-*.txt
+cat table.txt
