@@ -20,9 +20,10 @@ typedef struct merge_shape {
   bool regs; /* merged keys kept in registers (merge.cl's MG_REGS) */
 } merge_shape;
 
-/* GPUs: 16 outputs per work-item for 4-byte keys, 8 for 8-byte ones (a
- * tile of 16 KB of keys plus 16 KB of source positions, which leaves room
- * for several groups per multiprocessor). The one-work-item CPU shape
+/* GPUs: 16 outputs per work-item for 4-byte keys (in groups of at most
+ * 128), 8 for 8-byte ones: tiles of 8 or 16 KB of keys (and with values
+ * as many bytes of source positions), which leave room for several groups
+ * per multiprocessor. The one-work-item CPU shape
  * merges long serial runs. The tile must divide 2 * run, the length of a
  * merged pair of runs, so that no group straddles two pairs.
  * CLSORT_MERGE=WG:ITEMS overrides it; bench/ uses it to measure. */
@@ -30,6 +31,11 @@ static merge_shape shape_for(const clsort_context *ctx, size_t key_size, bool va
   merge_shape s;
   s.wg = ctx->tuning.wg_size;
   s.items = s.wg == 1 ? 2048 : key_size == 4 ? 16 : 8;
+  /* 4-byte keys on GPUs: groups of 128 (tiles of 2048 keys). H100, with
+   * the co-rank samples, u32 keys: 0.868 / 3.378 ms at 2^24 / 2^26
+   * against 0.893-0.896 / 3.428-3.431 with 256; the same within noise
+   * at 2^21-2^23 (call 12 of 2026-11-27). */
+  if (key_size == 4 && s.wg > 128) s.wg = 128;
   /* H100, 2^20-2^26 keys: the sorts with the keys in registers took 0.6
    * to 0.8 of the time of those that gather them through the positions
    * (u64 pairs at 2^26: 10.9 ms against 13.9), the same or better
