@@ -342,6 +342,13 @@ KERNEL void sample_histogram(const global KEY_T *keys, const global ulong *aux, 
     table[p.table + b * p.chunks + c] = hist[b];
 }
 
+/* The scanned table's entry of bucket b and chunk c of parent p: where
+ * the chunk's keys of the bucket go, counted from p.prefix. Chunk 0's is
+ * where the bucket starts. */
+inline OFFSET_T scanned_at(const global OFFSET_T *table, parent_t p, uint b, ulong c) {
+  return table[p.table + b * p.chunks + c];
+}
+
 /* Step 4b. Group p writes parent p's bucket sizes to `counts` (at the
  * parent's P_COUNTS), from the scanned table: bucket b starts at its
  * chunk-0 entry, and the next bucket (or the parent's end) ends it. A
@@ -353,8 +360,8 @@ KERNEL void sample_counts(global ulong *aux, ulong parents_off, ulong counts_off
   parent_t p = read_parent(aux + parents_off + (ulong)get_group_id(0) * P_WORDS, chunk);
   global OFFSET_T *counts = (global OFFSET_T *)(aux + counts_off);
   for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE) {
-    OFFSET_T start = table[p.table + b * p.chunks];
-    OFFSET_T next = b + 1 < p.nb ? table[p.table + (b + 1) * p.chunks]
+    OFFSET_T start = scanned_at(table, p, b, 0);
+    OFFSET_T next = b + 1 < p.nb ? scanned_at(table, p, b + 1, 0)
                                  : (OFFSET_T)(p.prefix + (p.end - p.begin));
     counts[p.counts + b] = next - start;
   }
@@ -394,7 +401,7 @@ KERNEL void sample_leaf_plan(const global ulong *aux, ulong parents_off,
   parent_t p = read_parent(aux + parents_off + (ulong)get_group_id(0) * P_WORDS, chunk);
   uint size = (uint)(p.end - p.begin);
   for (uint b = get_local_id(0); b < p.nb; b += WG_SIZE)
-    start[b] = (uint)(table[p.table + b * p.chunks] - p.prefix);
+    start[b] = (uint)(scanned_at(table, p, b, 0) - p.prefix);
   if (get_local_id(0) == 0) start[p.nb] = size;
   WG_BARRIER();
   for (uint s = get_local_id(0); s < p.nb; s += WG_SIZE) {
@@ -455,7 +462,7 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
   parent_t p = find_parent(aux + parents_off, num_parents, g, chunk);
   ulong c = g - p.first;
   load_splitters(samples, &p, kind, desc, tree);
-  for (uint b = 0; b < p.nb; b++) next[b] = p.begin + table[p.table + b * p.chunks + c] - p.prefix;
+  for (uint b = 0; b < p.nb; b++) next[b] = p.begin + scanned_at(table, p, b, c) - p.prefix;
   ulong lo = max(p.begin, p.a + c * chunk), hi = min(p.end, p.a + (c + 1) * chunk);
   for (ulong i = lo; i < hi; i++) {
     KEY_T key = keys_in[i];
@@ -498,7 +505,7 @@ KERNEL void sample_scatter(SCATTER_PARAMS) {
   parent_t p = find_parent(aux + parents_off, num_parents, g, chunk);
   ulong c = g - p.first;
   for (uint b = lid; b < p.nb; b += WG_SIZE)
-    base[b] = p.begin + table[p.table + b * p.chunks + c] - p.prefix;
+    base[b] = p.begin + scanned_at(table, p, b, c) - p.prefix;
 #if !SS_IDS
   load_splitters(samples, &p, kind, desc, tree);
 #endif
