@@ -176,8 +176,10 @@ typedef enum clsort_algorithm {
    * nothing). Whole keys only: a bit range returns
    * CLSORT_ERROR_UNSUPPORTED. Scratch: n keys (keys only); n keys + n
    * values (pairs); 2n keys + n indices (argsort); plus 8 bytes of co-rank
-   * per merge tile (n / 512 bytes at most). CLSORT_MERGE=WG:ITEMS
-   * (environment) overrides the merge tile. */
+   * per merge tile (n / 256 bytes with the GPU tiles of 2048 keys) and,
+   * on GPUs with 4096 tiles or more (2^23 keys there), n / 32 keys of
+   * co-rank samples. CLSORT_MERGE=WG:ITEMS (environment) overrides the
+   * merge tile. */
   CLSORT_MERGE = 4,
   /* Quicksort: each level splits every segment around a pivot sampled from
    * 63 strata, through the shared split primitive; keys equal to a

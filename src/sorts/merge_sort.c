@@ -23,9 +23,9 @@ typedef struct merge_shape {
 /* GPUs: 16 outputs per work-item for 4-byte keys (in groups of at most
  * 128), 8 for 8-byte ones: tiles of 8 or 16 KB of keys (and with values
  * as many bytes of source positions), which leave room for several groups
- * per multiprocessor. The one-work-item CPU shape
- * merges long serial runs. The tile must divide 2 * run, the length of a
- * merged pair of runs, so that no group straddles two pairs.
+ * per multiprocessor. The one-work-item CPU shape merges long serial
+ * runs. The tile must divide 2 * run, the length of a merged pair of
+ * runs, so that no group straddles two pairs.
  * CLSORT_MERGE=WG:ITEMS overrides it; bench/ uses it to measure. */
 static merge_shape shape_for(const clsort_context *ctx, size_t key_size, bool values, size_t run) {
   merge_shape s;
@@ -248,7 +248,8 @@ static clsort_status merge_pass(clsort_context *ctx, const clsort__sort_job *job
  * pass but the last keeps one key of every 32 outputs, and the next pass's
  * searches look there first, then read a few lines of DRAM instead of a
  * scattered line a step. H100, 2^26 u32 keys: the searches 1.22 -> 0.78
- * ms over three sorts (serialised), the sort 3.65 -> 3.51 ms. *out stays
+ * ms over three sorts (serialised), the sort 3.65 -> 3.51 ms (calls 8-9
+ * of 2026-11-27, before the samples' writes moved last). *out stays
  * NULL where the passes keep none (mk is read only with 2 or more passes).
  * CLSORT_MERGE_SAMPLES=0 turns them off; bench/ uses it to compare. */
 static clsort_status samples_for(clsort_context *ctx, const clsort__merge_kernels *mk, size_t n,
