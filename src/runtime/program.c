@@ -264,6 +264,14 @@ static clsort_status build(clsort_context *ctx, const clsort__program_spec *spec
                 clsort__now_ms() - t0, options);
   ctx->stats.from_source++;
   keep_build_log(ctx, program);
+  if (err == CL_SUCCESS) {
+    cl_program capped = clsort__ptx_capped(ctx, program, options);
+    if (capped) {
+      clReleaseProgram(program);
+      program = capped;
+      keep_build_log(ctx, program);
+    }
+  }
   if (err != CL_SUCCESS) {
     clReleaseProgram(program);
     clsort__debug("build log of %s (%s):\n%s", spec->name, options, clsort_context_build_log(ctx));
@@ -278,15 +286,41 @@ static clsort_status build(clsort_context *ctx, const clsort__program_spec *spec
   return CLSORT_SUCCESS;
 }
 
+/* CLSORT_NV_MAXNREG=KERNEL=N[,KERNEL=N]... (benchmarking): register caps
+ * for kernels of any program, as option tokens (ptx_registers.c), ahead
+ * of a program's own so that they decide; N = 0 leaves a kernel as the
+ * compiler made it. */
+static void env_register_caps(char *out, size_t size) {
+  out[0] = '\0';
+  const char *env = getenv("CLSORT_NV_MAXNREG");
+  char name[128];
+  unsigned cap;
+  int used;
+  size_t at = 0;
+  for (const char *c = env; c && sscanf(c, " %127[A-Za-z0-9_]=%u%n", name, &cap, &used) == 2;) {
+    int w = snprintf(out + at, size - at, " -DCLSORT_MAXNREG_%s=%u", name, cap);
+    if (w < 0 || (size_t)w >= size - at) {
+      out[at] = '\0';
+      break;
+    }
+    at += (size_t)w;
+    c += used;
+    if (*c != ',') break;
+    c++;
+  }
+}
+
 /* Finds the variant in the context's in-memory cache, building it first if
  * it is not there. */
 static clsort_status find_program(clsort_context *ctx, const clsort__program_spec *spec,
                                   const char *options, clsort__program **out) {
-  char key[1024];
+  char key[1200];
   const char *extra = getenv("CLSORT_EXTRA_BUILD_OPTIONS");
-  char full_options[768];
-  snprintf(full_options, sizeof full_options, "%s %s%s%s", clsort__common_options(ctx), options,
-           extra ? " " : "", extra ? extra : "");
+  char caps[256];
+  env_register_caps(caps, sizeof caps);
+  char full_options[1024];
+  snprintf(full_options, sizeof full_options, "%s%s %s%s%s", clsort__common_options(ctx), caps,
+           options, extra ? " " : "", extra ? extra : "");
   snprintf(key, sizeof key, "%s|%s", spec->name, full_options);
   for (clsort__program *p = ctx->programs; p; p = p->next) {
     if (strcmp(p->key, key) == 0) {

@@ -120,7 +120,7 @@ typedef struct clsort__tuning {
 /* The NVIDIA radix pass's launch shape (cl/onesweep.cl): work-items per
  * group, keys per work-item, whether warps find equal digits with
  * match.any (1) or with ballots (0), and a register cap for the pass
- * program (-cl-nv-maxrregcount; 0: the compiler's choice). */
+ * kernel (.maxnreg through ptx_registers.c; 0: the compiler's choice). */
 typedef struct clsort__onesweep_shape {
   unsigned wg, items, match, regs;
 } clsort__onesweep_shape;
@@ -130,6 +130,15 @@ clsort__onesweep_shape clsort__onesweep_shape_for(const clsort_context *ctx, siz
                                                   size_t value_size, size_t n);
 
 /* --------------------------------------------------------- programs */
+/* Register caps for single kernels (ptx_registers.c): an option token
+ * -DCLSORT_MAXNREG_<kernel>=<N> asks for one. clsort__ptx_capped returns
+ * the program rebuilt from its PTX with ".maxnreg N" in each named entry
+ * (NVIDIA), or NULL where nothing applies or the rebuild fails; the
+ * program as built then serves. */
+#define VENDOR_NVIDIA 0x10de
+bool clsort__has_register_caps(const char *options);
+cl_program clsort__ptx_capped(clsort_context *ctx, cl_program program, const char *options);
+
 /* topk.cl has the most: the radix select's three and the sampled path's
  * six. */
 #define CLSORT_MAX_KERNELS_PER_PROGRAM 12
@@ -161,7 +170,7 @@ struct clsort_context {
   char platform_name[256];
   char device_version[128];
   char driver_version[128];
-  cl_uint vendor_id;
+  cl_uint vendor_id; /* VENDOR_NVIDIA: NVIDIA's PCI vendor id */
   cl_uint compute_units;
   cl_ulong max_alloc;
   cl_ulong global_mem;

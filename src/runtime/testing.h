@@ -26,6 +26,12 @@ clsort__build_stats clsort__context_build_stats(const clsort_context *ctx);
 void clsort__cache_key(const clsort_context *ctx, const char *source, const char *options,
                        char out_hex[33]);
 
+/* The PTX text with the register caps that `options` asks for
+ * (-DCLSORT_MAXNREG_<kernel>=<N> tokens, ptx_registers.c): ".maxnreg N"
+ * after each named entry's parameters. NULL when no cap applies (or no
+ * memory); free() the result. ctx may be NULL. */
+char *clsort__ptx_with_caps(clsort_context *ctx, const char *ptx, const char *options);
+
 /* The disk-cache directory in use, or NULL when the disk cache is off. */
 const char *clsort__cache_dir(const clsort_context *ctx);
 

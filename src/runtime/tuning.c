@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VENDOR_NVIDIA 0x10de
-
 bool clsort__env_flag(const char *name) {
   const char *v = getenv(name);
   return v && *v && strcmp(v, "0") != 0;

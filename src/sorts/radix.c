@@ -230,8 +230,8 @@ static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *
   size_t wider = key_size > vs ? key_size : vs;
   bool split = (size_t)shape.wg * shape.items * wider + shape.wg / 32 * 1024 +
                    256 * offset_size + 256 <= ctx->local_mem;
-  char regs[40] = "";
-  if (shape.regs && !emulate) snprintf(regs, sizeof regs, " -cl-nv-maxrregcount=%u", shape.regs);
+  char regs[48] = "";
+  if (shape.regs) snprintf(regs, sizeof regs, " -DCLSORT_MAXNREG_radix_nv_pass=%u", shape.regs);
   char options[384];
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DVALUE_BITS=%d -DOFFSET_T=%s "

@@ -187,6 +187,41 @@ T_TEST(cache_key_follows_source_and_options) {
   ASSERT_NE_STR(k5, k6);
 }
 
+/* Register caps on NVIDIA (ptx_registers.c) patch the PTX text: checked
+ * here on text, since only NVIDIA's driver builds PTX (the H100 runs say
+ * what the caps did there). */
+T_TEST(register_caps_go_into_the_named_ptx_entries) {
+  const char *ptx = ".version 9.0\n.target sm_90\n"
+                    ".entry split(\n\t.param .u64 split_param_0\n)\n{\n\tret;\n}\n"
+                    ".entry plan(\n\t.param .u32 plan_param_0\n)\n.reqntid 256\n{\n\tret;\n}\n";
+  char *out = clsort__ptx_with_caps(NULL, ptx, "-DX=1 -DCLSORT_MAXNREG_split=64");
+  ASSERT_TRUE(out != NULL);
+  ASSERT_TRUE(strstr(out, "split_param_0\n)\n.maxnreg 64\n{") != NULL);
+  ASSERT_TRUE(strstr(out, "plan_param_0\n)\n.reqntid 256") != NULL); /* plan untouched */
+  ASSERT_EQ_U64(strlen(out), strlen(ptx) + strlen("\n.maxnreg 64"));
+  free(out);
+  /* Two entries; the first token for a kernel decides, 0 means no cap. */
+  out = clsort__ptx_with_caps(
+      NULL, ptx, "-DCLSORT_MAXNREG_plan=40 -DCLSORT_MAXNREG_split=0 -DCLSORT_MAXNREG_split=64");
+  ASSERT_TRUE(out != NULL);
+  ASSERT_TRUE(strstr(out, "plan_param_0\n)\n.maxnreg 40\n.reqntid 256") != NULL);
+  ASSERT_TRUE(strstr(out, ".maxnreg 64") == NULL);
+  char *again = clsort__ptx_with_caps(NULL, out, "-DCLSORT_MAXNREG_plan=32");
+  ASSERT_NULL(again); /* an entry with a cap keeps it */
+  free(out);
+  /* Nothing applies: no token, an unknown kernel, a prefix of a name, a
+   * cap out of range, a malformed token. */
+  const char *none[] = {"-DX=1",
+                        "-DCLSORT_MAXNREG_merge=32",
+                        "-DCLSORT_MAXNREG_spl=32",
+                        "-DCLSORT_MAXNREG_split=8",
+                        "-DCLSORT_MAXNREG_split=",
+                        "-DCLSORT_MAXNREG_=32",
+                        "-DCLSORT_MAXNREG_split =32"};
+  for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+    ASSERT_NULL(clsort__ptx_with_caps(NULL, ptx, none[i]));
+}
+
 /* CLOGS's lesson, end to end: editing a kernel file (CLSORT_KERNEL_DIR)
  * must change the key, so the stale cached binary is not used. */
 T_TEST(edited_kernel_source_is_rebuilt) {
@@ -414,6 +449,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, memory_cache_second_call_builds_nothing);
   tcase_add_test(tc, disk_cache_second_context);
   tcase_add_test(tc, cache_key_follows_source_and_options);
+  tcase_add_test(tc, register_caps_go_into_the_named_ptx_entries);
   tcase_add_test(tc, edited_kernel_source_is_rebuilt);
   tcase_add_loop_test(tc, corrupt_cache_files_are_rebuilt, 0, 4);
   tcase_add_test(tc, cache_files_are_complete);
