@@ -29,25 +29,43 @@ typedef struct quick_kernels {
   bool onesweep;
 } quick_kernels;
 
-/* A split tile's keys per work-item and the keys sampled per pivot. GPUs:
- * tiles of 32 KB of keys (2^24 u32 on an H100: 8192 keys 2.42 ms, 4096
- * keys 2.59 ms); CPUs: one work-item ranks 1024 keys (its arrays are
- * private). 63 samples put the median within a few percent of the
- * segment's. CLSORT_QUICK=ITEMS[:SAMPLES] overrides them (SAMPLES odd);
- * bench/ uses it to measure. The tile stays within the 16-bit counts of
- * quick.cl and, staged, within local memory. */
+/* A split tile's keys per work-item, the keys sampled per pivot, and a
+ * register cap for quick_split (NVIDIA; 0: none). GPUs: tiles of 32 KB of
+ * keys (2^24 u32 on an H100: 8192 keys 2.42 ms, 4096 keys 2.59 ms), on
+ * NVIDIA 16 KB for u32 pairs (below); CPUs: one work-item ranks 1024 keys
+ * (its arrays are private). 63 samples put the median within a few
+ * percent of the segment's. The cap: quick_split takes 113 registers for u32 keys, two
+ * groups of 256 an SM; at 64, four. H100, 2^24 (call 5 of
+ * docs/results/merge-waves-2026-11-27-h100): u32 keys 1.98 -> 1.75-1.79
+ * ms (2^26 7.83 -> 6.78), u64 keys 3.59 -> 3.23; pairs spill more, and
+ * take 80 (u64 pairs 5.14 -> 4.57; 64: 4.73) or, u32 pairs, tiles of 4096
+ * keys at 64 (3.18 -> 2.96; 8192 at 80: 3.11). 48 is slower everywhere.
+ * CLSORT_QUICK=ITEMS[:SAMPLES[:REGS]] overrides them (SAMPLES odd, REGS
+ * 0 or 32..255); bench/ uses it to measure. The tile stays within the
+ * 16-bit counts of quick.cl and, staged, within local memory. */
 typedef struct quick_shape {
-  unsigned items, samples;
+  unsigned items, samples, regs;
 } quick_shape;
 
 static quick_shape shape_for(const clsort_context *ctx, size_t key_size, size_t value_size) {
   unsigned wg = ctx->tuning.wg_size;
-  quick_shape s = {wg == 1 ? 1024 : (unsigned)clsort__div_up(key_size == 4 ? 8192 : 4096, wg), 63};
-  unsigned f[2] = {0, 0};
+  size_t tile = key_size == 4 ? 8192 : 4096;
+  unsigned regs = 0;
+  /* Not for the small groups that CLSORT_TUNING forces (the tests' tiled
+   * shapes): their work-items hold hundreds of keys, and a cap would only
+   * add spills and ptxas time. */
+  if (wg >= 128 && ctx->vendor_id == VENDOR_NVIDIA) {
+    regs = value_size && key_size == 8 ? 80 : 64;
+    if (value_size && key_size == 4) tile = 4096;
+  }
+  quick_shape s = {wg == 1 ? 1024 : (unsigned)clsort__div_up(tile, wg), 63, regs};
+  unsigned f[3] = {0, 0, 0};
   static const char *const name = "CLSORT_QUICK";
-  unsigned got = clsort__env_fields(name, f, 2);
+  unsigned got = clsort__env_fields(name, f, 3);
   if (got >= 1 && clsort__env_field_ok(name, "ITEMS", f[0], 1, 1024, ENV_ANY)) s.items = f[0];
   if (got >= 2 && clsort__env_field_ok(name, "SAMPLES", f[1], 1, 1023, ENV_ODD)) s.samples = f[1];
+  if (got >= 3 && (f[2] == 0 || clsort__env_field_ok(name, "REGS", f[2], 32, 255, ENV_ANY)))
+    s.regs = f[2];
   size_t stage = key_size > value_size ? key_size : value_size;
   while (s.items > 1 && ((size_t)wg * s.items > 32768 ||
                          (size_t)wg * s.items * stage + 4096 > ctx->local_mem))
@@ -68,12 +86,13 @@ static clsort_status get_kernels(clsort_context *ctx, const clsort__sort_job *jo
                                  quick_shape shape, quick_kernels *k) {
   size_t key_size = clsort_type_size(job->type);
   k->onesweep = uses_onesweep(ctx, job->n);
-  char options[224];
+  char options[288], regs[48] = "";
+  if (shape.regs) snprintf(regs, sizeof regs, " -DCLSORT_MAXNREG_quick_split=%u", shape.regs);
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DQK_ITEMS=%u "
-           "-DQK_SAMPLES=%u -DQK_ONESWEEP=%d",
+           "-DQK_SAMPLES=%u -DQK_ONESWEEP=%d%s",
            key_size == 8 ? "ulong" : "uint", key_size * 8, job->value_size ? 1 : 0,
-           job->value_size == 8 ? "ulong" : "uint", shape.items, shape.samples, k->onesweep);
+           job->value_size == 8 ? "ulong" : "uint", shape.items, shape.samples, k->onesweep, regs);
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &quick_spec, options, "quick_init", &k->init));
   k->count = NULL;
   if (!k->onesweep)
