@@ -301,6 +301,7 @@ static void env_register_caps(char *out, size_t size) {
     int w = snprintf(out + at, size - at, " -DCLSORT_MAXNREG_%s=%u", name, cap);
     if (w < 0 || (size_t)w >= size - at) {
       out[at] = '\0';
+      clsort__debug("CLSORT_NV_MAXNREG: too long; caps from %s on are left out", name);
       break;
     }
     at += (size_t)w;
@@ -314,11 +315,11 @@ static void env_register_caps(char *out, size_t size) {
  * it is not there. */
 static clsort_status find_program(clsort_context *ctx, const clsort__program_spec *spec,
                                   const char *options, clsort__program **out) {
-  char key[1200];
+  char key[2600];
   const char *extra = getenv("CLSORT_EXTRA_BUILD_OPTIONS");
-  char caps[256];
+  char caps[1024];
   env_register_caps(caps, sizeof caps);
-  char full_options[1024];
+  char full_options[2400];
   snprintf(full_options, sizeof full_options, "%s%s %s%s%s", clsort__common_options(ctx), caps,
            options, extra ? " " : "", extra ? extra : "");
   snprintf(key, sizeof key, "%s|%s", spec->name, full_options);
