@@ -34,9 +34,9 @@ typedef struct quick_kernels {
  * keys (2^24 u32 on an H100: 8192 keys 2.42 ms, 4096 keys 2.59 ms), on
  * NVIDIA 16 KB for u32 pairs (below); CPUs: one work-item ranks 1024 keys
  * (its arrays are private). 63 samples put the median within a few
- * percent of the segment's. The cap: quick_split takes 113 registers for u32 keys, two
- * groups of 256 an SM; at 64, four. H100, 2^24 (call 5 of
- * docs/results/merge-waves-2026-11-27-h100): u32 keys 1.98 -> 1.75-1.79
+ * percent of the segment's. The cap: quick_split takes 113 registers for
+ * u32 keys, two groups of 256 an SM; at 64, four. H100, 2^24 (call 5 of
+ * docs/results/register-caps-2026-11-27-h100): u32 keys 1.98 -> 1.75-1.79
  * ms (2^26 7.83 -> 6.78), u64 keys 3.59 -> 3.23; pairs spill more, and
  * take 80 (u64 pairs 5.14 -> 4.57; 64: 4.73) or, u32 pairs, tiles of 4096
  * keys at 64 (3.18 -> 2.96; 8192 at 80: 3.11). 48 is slower everywhere.
