@@ -54,6 +54,7 @@ const char *peer_name(peer_kind p);
 #define DATA_PAIRS 2u
 #define API_DEVICE 1u
 #define API_HOST 2u
+#define API_PINNED 4u /* host arrays from clsort_host_alloc (sorts only) */
 
 typedef struct bench_config {
   const char *device_spec;

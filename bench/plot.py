@@ -21,8 +21,8 @@ def slug(text):
 
 def label(rec):
     alg, op = rec['algorithm'], rec['op']
-    if rec.get('api') == 'host' and rec.get('impl') == 'libclsort':
-        alg += '@host'
+    if rec.get('api') in ('host', 'pinned') and rec.get('impl') == 'libclsort':
+        alg += '@' + rec['api']
     if op.startswith('sort'):
         return '%s %s' % (alg, 'pairs' if rec.get('pairs') else 'keys')
     # Primitives: libclsort's algorithm is the op itself; peers name both.

@@ -26,7 +26,7 @@ typedef struct bench_record {
   int pairs;             /* sorts: 1 when values travel with the keys */
   unsigned value_size;   /* bytes per value for pairs, else 0 */
   char distribution[16]; /* key distribution; "uniform" for the primitives */
-  char api[8];           /* "device" (buffers) or "host" (host arrays, blocking) */
+  char api[8];           /* "device" (buffers), "host" (host arrays, blocking) or "pinned" */
   char timing[16];       /* "event", "fill-bracket", "wall" or "cuda-event" */
   char status[16];       /* "ok", "failed" (verification), "error", "skipped" */
   uint64_t n;

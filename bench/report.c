@@ -35,8 +35,12 @@ static void print_row(const bench_record *r) {
   const char *data = !is_sort_op(r->op) ? "-" : r->pairs ? "pairs" : "keys";
   char algorithm[40];
   /* The library's host-array calls are told apart from its buffer calls. */
+  int library = strcmp(r->impl, "libclsort") == 0;
   snprintf(algorithm, sizeof algorithm, "%s%s", r->algorithm,
-           strcmp(r->api, "host") == 0 && strcmp(r->impl, "libclsort") == 0 ? "@host" : "");
+           !library                        ? ""
+           : strcmp(r->api, "host") == 0   ? "@host"
+           : strcmp(r->api, "pinned") == 0 ? "@pinned"
+                                           : "");
   char gbps[16] = "-";
   if (r->gb_per_s > 0.0) snprintf(gbps, sizeof gbps, "%.2f", r->gb_per_s);
   printf("%-15s %-19s %-4s %-5s %-11s %10s %10.4f %10.4f %10.4f %10.1f %8s %-4s %s\n", r->op,

@@ -1309,6 +1309,21 @@ T_TEST(bench_ops_verify_against_c_references) {
       ck_abort_msg("%s: no %s row in the bench output:\n%s", t_where(), ops[i], r.out);
 }
 
+/* clsort bench --api both,pinned: the sorts of host arrays, pageable and
+ * from clsort_host_alloc, each verified by the tool (exit 0 only when all
+ * verify) and reported with its own suffix. */
+T_TEST(bench_host_and_pinned_arrays_verify) {
+  run_result r = RUN("bench", "--api", "both,pinned", "--sort-sizes", "12", "--types", "u32,f64",
+                     "--data", "keys,pairs", "--algorithms", "radix,merge", "--primitives", "none",
+                     "--peers", "none", "--runs", "1", "--warmup", "1", "--quiet");
+  if (r.status != 0)
+    ck_abort_msg("%s: clsort bench --api both,pinned exited %d: %s", t_where(), r.status, r.err);
+  const char *rows[] = {"radix@host", "radix@pinned", "merge@host", "merge@pinned"};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (!strstr(r.out, rows[i]))
+      ck_abort_msg("%s: no %s row in the bench output:\n%s", t_where(), rows[i], r.out);
+}
+
 T_TEST(dash_means_standard_input_and_output) {
   const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
   const uint32_t *want = sorted_u32(keys, N_KEYS, false);
@@ -1900,6 +1915,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, replaces_an_existing_output_and_sorts_empty_input);
   tcase_add_test(tc, every_algorithm_sorts_or_refuses_cleanly);
   tcase_add_test(tc, bench_ops_verify_against_c_references);
+  tcase_add_test(tc, bench_host_and_pinned_arrays_verify);
   tcase_add_test(tc, dash_means_standard_input_and_output);
   tcase_add_test(tc, binary_output_to_a_terminal_is_refused);
   tcase_add_test(tc, in_place_sorts_back_and_keeps_the_input_on_failure);
