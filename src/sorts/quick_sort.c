@@ -295,7 +295,9 @@ clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *jo
     st = CL_CHECK(clEnqueueReadBuffer(ctx->queue, p.aux, CL_FALSE,
                                       p.header_at[level % 2] * sizeof(cl_ulong),
                                       sizeof headers[next], headers[next], 0, NULL, &read[next]));
-    if (st != CLSORT_SUCCESS || level + 1 < LAG + 1) continue;
+    /* A failed read ends the sort: the next level's status would hide it. */
+    if (st != CLSORT_SUCCESS) break;
+    if (level + 1 < LAG + 1) continue;
     unsigned m = level + 1 - LAG, slot = m % (LAG + 1);
     st = CL_CHECK(clsort__wait_event(ctx, read[slot]));
     clReleaseEvent(read[slot]);
