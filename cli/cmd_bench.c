@@ -50,7 +50,8 @@ static const char usage[] =
     "                       (std::sort, Boost's spreadsort, and block_indirect_sort\n"
     "                       and sample_sort on as many threads as the device has\n"
     "                       compute units), numpy (numpy.sort from a numpy >= 2\n"
-    "                       venv, skipped with a note without one); host (the\n"
+    "                       venv, with and without its AVX-512 code, the faster\n"
+    "                       reported; skipped with a note without one); host (the\n"
     "                       first three), all (those built) or none (default host)\n";
 /* The rest, apart: C11 compilers need only take string literals of 4095
  * characters. */
