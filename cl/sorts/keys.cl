@@ -9,7 +9,10 @@
  *   KEY_T     uint or ulong (the key's bits); uchar or ushort for the
  *             widening of 8- and 16-bit keys (widen.cl, runs.cl)
  *   KEY_BITS  32 or 64 (8 or 16)
- * key_kind (a run-time argument): 0 unsigned, 1 signed, 2 float.
+ * key_kind (a run-time argument): 0 unsigned, 1 signed, 2 float. A program
+ * that never sees floats may define KEY_NO_FLOAT 1: key_to_bits_flip and
+ * bits_to_key_flip then drop the sign-dependent part (about half of a
+ * CPU loop's work to convert a key).
  */
 #if !defined(KEY_T) || !defined(KEY_BITS)
 #error "keys.cl needs KEY_T and KEY_BITS"
@@ -61,6 +64,10 @@ inline key_flips key_flips_none(void) {
 }
 
 /* key_to_bits(raw, kind, desc) for the kind and direction of k. */
+#if defined(KEY_NO_FLOAT) && KEY_NO_FLOAT
+inline KEY_T key_to_bits_flip(KEY_T raw, key_flips k) { return raw ^ k.x; }
+inline KEY_T bits_to_key_flip(KEY_T b, key_flips k) { return b ^ k.x; }
+#else
 inline KEY_T key_to_bits_flip(KEY_T raw, key_flips k) {
   return raw ^ k.x ^ (((KEY_T)0 - (raw >> (KEY_BITS - 1))) & k.f);
 }
@@ -69,3 +76,4 @@ inline KEY_T key_to_bits_flip(KEY_T raw, key_flips k) {
 inline KEY_T bits_to_key_flip(KEY_T b, key_flips k) {
   return b ^ k.x ^ ((((b ^ k.d) >> (KEY_BITS - 1)) - (KEY_T)1) & k.f);
 }
+#endif

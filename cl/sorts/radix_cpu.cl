@@ -22,14 +22,18 @@
  *      digit into scratch, keys converted to order bits (keys.cl), each
  *      bucket a line further on than the one before (no cache aliasing).
  *   3. rcpu_buckets: each group sorts whole buckets, one at a time, by LSD
- *      passes over the digits below the top one, in its local memory (the
- *      bucket stays in cache), skipping the passes whose digit the bucket's
- *      keys share, and writes the bucket to the output, converted back.
- *   Buckets larger than local memory are copied to the output, take
- *   chunked LSD passes of their own there (rcpu_count, rcpu_scan,
- *   rcpu_scatter over the bucket, between the output and scratch), and
- *   are converted back in place (rcpu_copy). Small inputs are one bucket: rcpu_copy
- *   into scratch, then rcpu_buckets with one group.
+ *      passes over the highest digits below the top one, in its local
+ *      memory (the bucket stays in cache), skipping the passes whose digit
+ *      the bucket's keys share; keys that still tie on those digits (rare:
+ *      the passes cover log2(bucket) + RC_SPARE_BITS bits) are put in
+ *      order by the bits below, run by run; the bucket goes to the output,
+ *      converted back.
+ *   Buckets larger than local memory are sorted a level down the same way
+ *   (rcpu_count, rcpu_scan, rcpu_scatter over the bucket by its own top
+ *   digit, between scratch and the output, then rcpu_buckets, in place or
+ *   back), and ranges whose keys all tie are converted (rcpu_copy). Small
+ *   inputs are one bucket: rcpu_copy into scratch, then rcpu_buckets with
+ *   one group.
  *
  * Chunked kernels take a range [base, base + len) of their buffers; group
  * g of G owns [g * chunk, min(len, (g + 1) * chunk)) of it. Tables are
@@ -123,9 +127,10 @@ CPU_KERNEL void rcpu_scan(__global OFFSET_T *table, uint bins, ulong groups,
   starts[bins] = sum;
 }
 
-/* The stable counting scatter of chunk g of [base, base + len) by the
- * `width`-bit digit at `shift`: the chunk's keys in input order, each to
- * base + its digit's next slot (table, from rcpu_scan) + d * skew. skew
+/* The stable counting scatter of chunk g of [base, base + len) of kin by
+ * the `width`-bit digit at `shift`: the chunk's keys in input order, each
+ * to kout at `to` + its digit's next slot (table, from rcpu_scan) + d *
+ * skew. skew
  * (a multiple of RC_LINE) spaces the digits' runs apart in scratch, so
  * that runs starting a power of two apart do not share cache sets.
  * first: keys are raw, converted to order bits (and with make_index the
@@ -134,12 +139,13 @@ CPU_KERNEL void rcpu_scan(__global OFFSET_T *table, uint bins, ulong groups,
  * digit. Invariant: next[d] = where the chunk's next key of digit d goes. */
 CPU_KERNEL void rcpu_scatter(__global const KEY_T *kin, __global KEY_T *kout,
                              __global const VALUE_T *vin, __global VALUE_T *vout, ulong base,
-                             ulong len, ulong chunk, uint shift, uint width, uint skew, int first,
-                             int kind, int desc, __global const OFFSET_T *table, int make_index) {
+                             ulong to, ulong len, ulong chunk, uint shift, uint width, uint skew,
+                             int first, int kind, int desc, __global const OFFSET_T *table,
+                             int make_index) {
   __local OFFSET_T next[RC_BINS];
   uint bins = 1u << width, mask = bins - 1u;
   ulong g = get_group_id(0), groups = get_num_groups(0);
-  for (uint d = 0; d < bins; d++) next[d] = base + table[d * groups + g] + d * skew;
+  for (uint d = 0; d < bins; d++) next[d] = to + table[d * groups + g] + d * skew;
   key_flips fin = first ? key_flips_for(kind, desc) : key_flips_none();
   ulong i = base + g * chunk, end = base + min(len, g * chunk + chunk);
 #if RC_WC
@@ -258,20 +264,142 @@ RC_BUCKET_PASS(rc_pass_gl, __global, __local)
 RC_BUCKET_PASS(rc_pass_lg, __local, __global)
 RC_BUCKET_PASS(rc_pass_gg, __global, __global)
 
+/* Histograms of passes [from, to) of the len keys at k, from one read per
+ * two passes: a loop that asks per key which passes to count costs more
+ * than the counting. */
+inline void rc_histograms(__global const KEY_T *k, uint len, uint from, uint to,
+                          const uint *shift, const uint *mask, __local uint *hist, uint bins) {
+  for (uint c = from * bins; c < to * bins; c++) hist[c] = 0;
+  for (uint p = from; p < to; p += 2) {
+    __local uint *h0 = hist + p * bins;
+    uint s0 = shift[p], m0 = mask[p];
+    if (p + 1 < to) {
+      __local uint *h1 = h0 + bins;
+      uint s1 = shift[p + 1], m1 = mask[p + 1];
+      for (uint i = 0; i < len; i++) {
+        KEY_T x = k[i];
+        h0[rc_digit(x, s0, m0)]++;
+        h1[rc_digit(x, s1, m1)]++;
+      }
+    } else {
+      for (uint i = 0; i < len; i++) h0[rc_digit(k[i], s0, m0)]++;
+    }
+  }
+}
+
+/* Of passes [from, to), those that move anything (x0, any of the keys, has
+ * a digit that not all of the len keys share) go to active[], in order,
+ * their histograms made exclusive. Returns how many. */
+inline uint rc_active(KEY_T x0, uint len, uint from, uint to, const uint *shift,
+                      const uint *mask, __local uint *hist, uint bins, uint *active) {
+  uint count = 0;
+  for (uint p = from; p < to; p++) {
+    __local uint *h = hist + p * bins;
+    if (h[rc_digit(x0, shift[p], mask[p])] == len) continue;
+    uint sum = 0;
+    for (uint d = 0; d < bins; d++) {
+      uint v = h[d];
+      h[d] = sum;
+      sum += v;
+    }
+    active[count++] = p;
+  }
+  return count;
+}
+
+/* Runs shorter than this are put in order by an insertion sort; longer
+ * ones by LSD passes, whose histograms cost 2^RC_LOW_BITS steps each. */
+#define RC_RUN_SORT 64
+/* The passes inside a bucket of len keys stop once the bits they cover
+ * reach log2(len) + RC_SPARE_BITS: below that, keys that still tie are
+ * about one in 2^RC_SPARE_BITS for uniform keys, and the runs they form
+ * cost less to finish than the remaining passes would (for u64 keys in
+ * buckets of 2^13, two passes and a check instead of five). */
+#define RC_SPARE_BITS 6
+
+/* The bits [lo, hi) of a key, 0 <= lo < hi <= KEY_BITS. */
+inline KEY_T rc_bit_range(uint lo, uint hi) {
+  return (~(KEY_T)0 >> (KEY_BITS - (hi - lo))) << lo;
+}
+
+/* The keys (order bits) at k/v of a bucket of len keys are in order by
+ * their bits [cut, end) (the bits above are the bucket's or lie outside
+ * the sort's range). Puts each run of keys that tie there in order by the
+ * bits [begin, cut) (the passes [0, first), through local memory lk/lv,
+ * for long runs), and converts every key by fout. */
+inline void rc_finish_runs(__global KEY_T *k, __global VALUE_T *v, uint len, uint begin,
+                           uint cut, uint end, uint first, const uint *shift, const uint *mask,
+                           __local uint *hist, uint bins, __local KEY_T *lk, __local VALUE_T *lv,
+                           key_flips fout) {
+  key_flips none = key_flips_none();
+  KEY_T high = rc_bit_range(cut, end), low = rc_bit_range(begin, cut);
+  for (uint a = 0; a < len;) {
+    KEY_T pre = k[a] & high;
+    uint b = a + 1;
+    while (b < len && (k[b] & high) == pre) b++;
+    uint rl = b - a;
+    __global KEY_T *rk = k + a;
+    __global VALUE_T *rv = v + a;
+    if (rl > RC_RUN_SORT) {
+      uint active[RC_LOW_PASSES];
+      rc_histograms(rk, rl, 0, first, shift, mask, hist, bins);
+      uint count = rc_active(rk[0], rl, 0, first, shift, mask, hist, bins, active);
+      for (uint j = 0; j < count; j++) {
+        uint p = active[j];
+        if (j % 2 == 0)
+          rc_pass_gl(rk, rv, lk, lv, rl, shift[p], mask[p], hist + p * bins, none);
+        else
+          rc_pass_lg(lk, lv, rk, rv, rl, shift[p], mask[p], hist + p * bins, none);
+      }
+      if (count % 2) {
+        for (uint i = 0; i < rl; i++) rk[i] = lk[i];
+#if HAS_VALUES
+        for (uint i = 0; i < rl; i++) rv[i] = lv[i];
+#endif
+      }
+    } else {
+      /* Stable: a key passes only keys greater than itself. */
+      for (uint i = 1; i < rl; i++) {
+        KEY_T x = rk[i], xl = x & low;
+#if HAS_VALUES
+        VALUE_T y = rv[i];
+#endif
+        uint j = i;
+        for (; j > 0 && (rk[j - 1] & low) > xl; j--) {
+          rk[j] = rk[j - 1];
+#if HAS_VALUES
+          rv[j] = rv[j - 1];
+#endif
+        }
+        rk[j] = x;
+#if HAS_VALUES
+        rv[j] = y;
+#endif
+      }
+    }
+    for (uint i = 0; i < rl; i++) rk[i] = bits_to_key_flip(rk[i], fout);
+    a = b;
+  }
+}
+
 /* Sorts every bucket that group g owns (those starting in [g * n / G,
  * (g + 1) * n / G)) and that holds at most `cap` keys: LSD passes over the
  * bits [low_begin, low_end) in digits of low_bits, between the bucket's
  * place in keys/vals (order bits, from the top-digit scatter: bucket b's
  * keys start at starts[b] + b * skew) and local memory; the last pass
- * writes kout/vout at starts[b], converted back. Passes whose digit is the same for all the bucket's keys are
- * skipped (a histogram of every pass first, from one read). Buckets
- * larger than cap are left to the host. Local: `lk`/`lv`, cap keys and
- * values; the histograms, RC_LOW_PASSES x RC_LOW_BINS uints. */
+ * writes kout/vout at starts[b], converted back. Passes whose digit is the
+ * same for all the bucket's keys are skipped (the histograms of the passes
+ * first, from one read). Only the highest passes that cover log2(len) +
+ * RC_SPARE_BITS bits run over the whole bucket; the keys that tie on them
+ * are finished by rc_finish_runs. in_place: kout is keys at the same
+ * place (skew 0). Buckets larger than cap are left to the host. Local: `lk`/`lv`, cap keys and values; the histograms,
+ * RC_LOW_PASSES x RC_LOW_BINS uints. */
 CPU_KERNEL void rcpu_buckets(__global KEY_T *keys, __global VALUE_T *vals, __global KEY_T *kout,
-                             __global VALUE_T *vout, ulong n, __global const OFFSET_T *starts,
-                             uint buckets, uint skew, ulong cap, uint low_begin, uint low_end,
-                             uint low_bits, int kind, int desc, __local KEY_T *lk,
-                             __local VALUE_T *lv) {
+                             __global VALUE_T *vout, ulong in_at, ulong out_at, int in_place,
+                             ulong n,
+                             __global const OFFSET_T *starts, uint buckets, uint skew, ulong cap,
+                             uint low_begin, uint low_end, uint low_bits, int kind, int desc,
+                             __local KEY_T *lk, __local VALUE_T *lv) {
   __local uint hist[RC_LOW_PASSES * RC_LOW_BINS];
   ulong g = get_group_id(0), groups = get_num_groups(0);
   ulong lo = n / groups * g + n % groups * g / groups;
@@ -290,51 +418,53 @@ CPU_KERNEL void rcpu_buckets(__global KEY_T *keys, __global VALUE_T *vals, __glo
     ulong s = starts[b];
     uint len = (uint)min((ulong)starts[b + 1] - s, cap + 1);
     if (s < lo || s >= hi || len == 0 || len > cap) continue;
-    __global KEY_T *bk = keys + s + b * skew;
-    __global VALUE_T *bv = vals + s + b * skew;
-    /* Histograms of every pass, from one read. */
-    for (uint c = 0; c < passes * bins; c++) hist[c] = 0;
-    for (uint i = 0; i < len; i++) {
-      KEY_T x = bk[i];
-      _Pragma("unroll") for (uint p = 0; p < RC_LOW_PASSES; p++) if (p < passes)
-          hist[p * bins + rc_digit(x, shift[p], mask[p])]++;
+    __global KEY_T *bk = keys + in_at + s + b * skew;
+    __global VALUE_T *bv = vals + in_at + s + b * skew;
+    __global KEY_T *ok = kout + out_at + s;
+    __global VALUE_T *ov = vout + out_at + s;
+    /* The passes [first, passes) cover enough bits: the rest are left to
+     * the runs of keys that tie. */
+    uint need = 32u - clz(len) + RC_SPARE_BITS, first = passes, covered = 0;
+    while (first > 0 && covered < need) {
+      first--;
+      covered = low_end - shift[first];
     }
-    /* The passes that move anything, each histogram made exclusive. */
-    uint active[RC_LOW_PASSES], count = 0;
-    KEY_T x0 = bk[0];
-    for (uint p = 0; p < passes; p++) {
-      __local uint *h = hist + p * bins;
-      if (h[rc_digit(x0, shift[p], mask[p])] == len) continue;
-      uint sum = 0;
-      for (uint d = 0; d < bins; d++) {
-        uint v = h[d];
-        h[d] = sum;
-        sum += v;
-      }
-      active[count++] = p;
-    }
+    /* With runs to finish, the passes leave order bits. */
+    key_flips to = first ? none : fout;
+    uint active[RC_LOW_PASSES];
+    rc_histograms(bk, len, first, passes, shift, mask, hist, bins);
+    uint count = rc_active(bk[0], len, first, passes, shift, mask, hist, bins, active);
     if (count == 0) {
-      for (uint i = 0; i < len; i++) kout[s + i] = bits_to_key_flip(bk[i], fout);
+      for (uint i = 0; i < len; i++) ok[i] = bits_to_key_flip(bk[i], to);
 #if HAS_VALUES
-      for (uint i = 0; i < len; i++) vout[s + i] = bv[i];
+      for (uint i = 0; i < len; i++) ov[i] = bv[i];
 #endif
-      continue;
     }
     /* Even passes read the bucket's place in keys, odd ones local memory;
-     * the last writes the output. */
+     * the last writes the output. In place, an odd last pass goes to
+     * local memory too, and is copied out. */
     for (uint j = 0; j < count; j++) {
       uint p = active[j];
       __local uint *pos = hist + p * bins;
       bool last = j + 1 == count;
       if (j % 2 == 0) {
-        if (last)
-          rc_pass_gg(bk, bv, kout + s, vout + s, len, shift[p], mask[p], pos, fout);
+        if (last && !in_place)
+          rc_pass_gg(bk, bv, ok, ov, len, shift[p], mask[p], pos, to);
         else
           rc_pass_gl(bk, bv, lk, lv, len, shift[p], mask[p], pos, none);
       } else {
-        rc_pass_lg(lk, lv, last ? kout + s : bk, last ? vout + s : bv, len, shift[p], mask[p],
-                   pos, last ? fout : none);
+        rc_pass_lg(lk, lv, last ? ok : bk, last ? ov : bv, len, shift[p], mask[p], pos,
+                   last ? to : none);
       }
     }
+    if (in_place && count % 2) {
+      for (uint i = 0; i < len; i++) ok[i] = bits_to_key_flip(lk[i], to);
+#if HAS_VALUES
+      for (uint i = 0; i < len; i++) ov[i] = lv[i];
+#endif
+    }
+    if (first)
+      rc_finish_runs(ok, ov, len, low_begin, shift[first], low_end, first, shift, mask, hist,
+                     bins, lk, lv, fout);
   }
 }

@@ -40,6 +40,8 @@ typedef struct rc_sort {
   unsigned chunk_max;    /* widest digit of a chunked pass (RC_BITS): its tables fit local memory */
   unsigned char *host;   /* read-back space: the bucket starts, then the masks */
   size_t mask_at;        /* where the masks start in host */
+  size_t *levels;        /* the bucket starts of each level of sort_range */
+  size_t level_size;     /* starts per level: 2^chunk_max + 1 */
 } rc_sort;
 
 /* The bits that decide the order, in order bits. */
@@ -53,10 +55,10 @@ static clsort_status get_kernels(rc_sort *r) {
   char options[256];
   snprintf(options, sizeof options,
            "-DKEY_T=%s -DKEY_BITS=%zu -DHAS_VALUES=%d -DVALUE_T=%s -DOFFSET_T=%s -DRC_BITS=%u "
-           "-DRC_LOW_BITS=%u -DRC_WC=%d",
+           "-DRC_LOW_BITS=%u -DRC_WC=%d -DKEY_NO_FLOAT=%d",
            r->ks == 8 ? "ulong" : "uint", r->ks * 8, r->vs ? 1 : 0, r->vs == 8 ? "ulong" : "uint",
            r->n > UINT32_MAX ? "ulong" : "uint", r->chunk_max, t->radix_cpu_low,
-           t->radix_cpu_wc ? 1 : 0);
+           t->radix_cpu_wc ? 1 : 0, r->kind != 2);
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_cpu_spec, options, "rcpu_count", &r->k.count));
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &radix_cpu_spec, options, "rcpu_scan", &r->k.scan));
   FORWARD_IF_ERROR(
@@ -114,6 +116,17 @@ static clsort_status acquire(rc_sort *r) {
   size_t fixed = passes * ((size_t)4 << t->radix_cpu_low) + 8192;
   size_t room = ctx->local_mem > fixed ? (size_t)ctx->local_mem - fixed : 0;
   r->cap = room / (r->ks + r->vs) / 16 * 16;
+  /* sort_range's levels, allocated here so that nothing fails once the
+   * sort writes the caller's buffers. A level's top digit is at least
+   * min(4, chunk_max) bits wide (top_width), or covers every bit that
+   * varies, so the levels cannot go deeper than this. */
+  if (n > r->cap) {
+    unsigned narrowest = r->chunk_max < 4 ? r->chunk_max : 4;
+    size_t depth = r->ks * 8 / narrowest + 3; /* and the first level's */
+    r->level_size = ((size_t)1 << r->chunk_max) + 1;
+    r->levels = clsort__malloc(ctx, depth * r->level_size * sizeof *r->levels);
+    RETURN_IF(!r->levels, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the radix sort's levels");
+  }
   return CLSORT_SUCCESS;
 }
 
@@ -135,18 +148,21 @@ static clsort_status count(rc_sort *r, cl_mem keys, size_t base, size_t len, uns
   return clsort__launch(r->ctx, r->k.scan, 1, 1, 4, scan, 0, NULL, NULL);
 }
 
-/* skew: keys between the runs of consecutive digits in kout (0: none). */
+/* Scatters [base, base + len) of kin/vin by the digit into kout/vout from
+ * `to` on; skew: keys between the runs of consecutive digits there (0:
+ * none). */
 static clsort_status scatter(rc_sort *r, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
-                             size_t base, size_t len, unsigned shift, unsigned width,
+                             size_t base, size_t to, size_t len, unsigned shift, unsigned width,
                              unsigned skew, bool first) {
   clsort__chunks c = chunks_of(r, len);
-  cl_ulong base64 = base, len64 = len, chunk64 = c.chunk;
+  cl_ulong base64 = base, to64 = to, len64 = len, chunk64 = c.chunk;
   cl_uint shift32 = shift, width32 = width, skew32 = skew;
   cl_int f = first, mi = first && r->make_index;
-  clsort__arg args[] = {ARG(kin),     ARG(kout),    ARG(vin),     ARG(vout),    ARG(base64),
-                        ARG(len64),   ARG(chunk64), ARG(shift32), ARG(width32), ARG(skew32),
-                        ARG(f),       ARG(r->kind), ARG(r->desc), ARG(r->table), ARG(mi)};
-  return clsort__launch(r->ctx, r->k.scatter, c.groups, 1, 15, args, 0, NULL, NULL);
+  clsort__arg args[] = {ARG(kin),     ARG(kout),    ARG(vin),      ARG(vout),    ARG(base64),
+                        ARG(to64),    ARG(len64),   ARG(chunk64),  ARG(shift32), ARG(width32),
+                        ARG(skew32),  ARG(f),       ARG(r->kind),  ARG(r->desc), ARG(r->table),
+                        ARG(mi)};
+  return clsort__launch(r->ctx, r->k.scatter, c.groups, 1, 16, args, 0, NULL, NULL);
 }
 
 /* Copies [from, from + len) of kin/vin to [to, to + len) of kout/vout,
@@ -188,19 +204,29 @@ static unsigned chunk_digit_max(const clsort_context *ctx, size_t ks, size_t vs,
   return b;
 }
 
-/* Sorts the buckets of the `buckets` starts in r->starts that hold at most
- * r->cap keys, by bits [lo, hi), from scratch into the output. */
-static clsort_status sort_buckets(rc_sort *r, size_t buckets, unsigned skew, size_t groups,
-                                  unsigned lo, unsigned hi) {
-  cl_ulong n64 = r->n, cap64 = r->cap;
+/* Keys and their values in one pair of buffers. */
+typedef struct rc_place {
+  cl_mem k, v;
+} rc_place;
+
+/* Sorts the buckets (of the `buckets` starts in r->starts, relative to a
+ * range of len keys) that hold at most r->cap keys, by bits [lo, hi):
+ * from `from` (order bits, bucket b at in_at + its start + b * skew) to
+ * `to` at out_at + its start, as keys; `to` may be `from`, in place. */
+static clsort_status sort_buckets(rc_sort *r, rc_place from, size_t in_at, rc_place to,
+                                  size_t out_at, size_t len, size_t buckets, unsigned skew,
+                                  size_t groups, unsigned lo, unsigned hi) {
+  cl_ulong len64 = len, in64 = in_at, out64 = out_at, cap64 = r->cap;
   cl_uint b32 = (cl_uint)buckets, skew32 = skew, lo32 = lo, hi32 = hi > lo ? hi : lo;
   cl_uint bits = low_digit(r, lo, hi);
-  clsort__arg args[] = {ARG(r->s),    ARG(r->sv),     ARG(r->ko),  ARG(r->vo),
-                        ARG(n64),     ARG(r->starts), ARG(b32),    ARG(skew32),
-                        ARG(cap64),   ARG(lo32),      ARG(hi32),   ARG(bits),
-                        ARG(r->kind), ARG(r->desc),   ARG_LOCAL(r->cap * r->ks),
+  cl_int in_place = from.k == to.k && in_at == out_at && skew == 0;
+  clsort__arg args[] = {ARG(from.k),  ARG(from.v),    ARG(to.k),     ARG(to.v),
+                        ARG(in64),    ARG(out64),     ARG(in_place), ARG(len64),
+                        ARG(r->starts), ARG(b32),     ARG(skew32),   ARG(cap64),
+                        ARG(lo32),    ARG(hi32),      ARG(bits),     ARG(r->kind),
+                        ARG(r->desc), ARG_LOCAL(r->cap * r->ks),
                         ARG_LOCAL(r->vs ? r->cap * r->vs : 16)};
-  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 16, args, 0, NULL, NULL);
+  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 19, args, 0, NULL, NULL);
 }
 
 /* --------------------------------------------------------------- plans */
@@ -268,34 +294,6 @@ static size_t start_at(const rc_sort *r, size_t b) {
   return v;
 }
 
-/* A bucket too large for local memory, at [from, from + len) of scratch,
- * bound for [base, base + len) of the output: copied there, then chunked
- * LSD passes over the bits that vary inside it (below `top`) between the
- * output and scratch (free there: the smaller buckets are done and the
- * larger ones lie further on), then converted back in the output. */
-static clsort_status sort_large(rc_sort *r, size_t from, size_t base, size_t len, unsigned begin,
-                                unsigned top) {
-  rc_bits v;
-  FORWARD_IF_ERROR(count(r, r->s, from, len, 0, 0, false, true));
-  FORWARD_IF_ERROR(read_back(r, chunks_of(r, len).groups, 0, begin, top, &v));
-  cl_mem k[2] = {r->ko, r->s}, vv[2] = {r->vo, r->sv};
-  unsigned passes = 0;
-  if (v.hi == 0) return copy(r, r->s, r->ko, r->sv, r->vo, from, base, len, false, true);
-  FORWARD_IF_ERROR(copy(r, r->s, r->ko, r->sv, r->vo, from, base, len, false, false));
-  /* Chunked passes: their tables hold chunk_max-bit digits. */
-  unsigned bits = even_digit(v.lo, v.hi, r->low_max < r->chunk_max ? r->low_max : r->chunk_max);
-  passes = (unsigned)clsort__div_up(v.hi - v.lo, bits);
-  for (unsigned p = 0; p < passes; p++) {
-    unsigned shift = v.lo + p * bits, width = v.hi - shift < bits ? v.hi - shift : bits;
-    FORWARD_IF_ERROR(count(r, k[p % 2], base, len, shift, width, false, false));
-    FORWARD_IF_ERROR(scatter(r, k[p % 2], k[(p + 1) % 2], vv[p % 2], vv[(p + 1) % 2], base, len,
-                             shift, width, 0, false));
-  }
-  /* Back to keys, into the output: in place, or from scratch. */
-  cl_mem ks = k[passes % 2], vs = vv[passes % 2];
-  return copy(r, ks, r->ko, vs, r->vo, base, base, len, false, true);
-}
-
 /* Width of the top digit for n keys: buckets of about 2^radix_cpu_bucket
  * keys, small enough for a core's cache with their double buffer. */
 static unsigned top_width(const rc_sort *r, size_t n, unsigned span) {
@@ -303,6 +301,54 @@ static unsigned top_width(const rc_sort *r, size_t n, unsigned span) {
   unsigned w = highest_bit(n) > log2 + 4 ? highest_bit(n) - log2 : 4;
   if (w > r->chunk_max) w = r->chunk_max;
   return w < span ? w : span;
+}
+
+/* A range too large for local memory: len keys (order bits) at [at, at +
+ * len) of `data`, with [spare_at, spare_at + len) of `spare` free beside
+ * it. Sorted MSD into `spare`, or back into `data` when in_data: the
+ * range is scattered into `spare` by its own top digit (the highest bits
+ * that vary inside it, guessed just below `top` and counted again lower
+ * down when the guess's upper bits turn out constant), its buckets sorted
+ * in cache, in place or back into `data`, and those still too large sorted
+ * the same way one level down, with the places' roles swapped. Each level
+ * fixes at least the range's highest varying bit, so the depth is bounded
+ * (acquire); keys that all tie are only converted. */
+static clsort_status sort_range(rc_sort *r, rc_place data, size_t at, rc_place spare,
+                                size_t spare_at, size_t len, unsigned begin, unsigned top,
+                                bool in_data, size_t depth) {
+  rc_bits v;
+  unsigned width = top_width(r, len, top - begin), shift = top - width;
+  size_t buckets = (size_t)1 << width;
+  FORWARD_IF_ERROR(count(r, data.k, at, len, shift, width, false, true));
+  FORWARD_IF_ERROR(read_back(r, chunks_of(r, len).groups, buckets + 1, begin, top, &v));
+  if (v.hi == 0) {
+    rc_place to = in_data ? data : spare;
+    return copy(r, data.k, to.k, data.v, to.v, at, in_data ? at : spare_at, len, false, true);
+  }
+  if (v.hi + 2 < shift + width || v.hi <= shift) {
+    width = top_width(r, len, v.hi - v.lo);
+    shift = v.hi - width;
+    buckets = (size_t)1 << width;
+    FORWARD_IF_ERROR(count(r, data.k, at, len, shift, width, false, false));
+    FORWARD_IF_ERROR(read_back(r, 0, buckets + 1, begin, top, &v));
+  }
+  clsort__debug("radix_cpu: %zu keys at depth %zu, digit bits [%u, %u)%s", len, depth, shift,
+                shift + width, in_data ? ", back in place" : "");
+  size_t *starts = r->levels + depth * r->level_size;
+  for (size_t b = 0; b <= buckets; b++) starts[b] = start_at(r, b);
+  unsigned lo = v.lo < shift ? v.lo : shift;
+  size_t groups = (size_t)r->ctx->compute_units * 4;
+  FORWARD_IF_ERROR(
+      scatter(r, data.k, spare.k, data.v, spare.v, at, spare_at, len, shift, width, 0, false));
+  FORWARD_IF_ERROR(sort_buckets(r, spare, spare_at, in_data ? data : spare,
+                                in_data ? at : spare_at, len, buckets, 0, groups, lo, shift));
+  for (size_t b = 0; b < buckets; b++) {
+    size_t s = starts[b], n = starts[b + 1] - s;
+    if (n > r->cap)
+      FORWARD_IF_ERROR(sort_range(r, spare, spare_at + s, data, at + s, n, lo, shift, !in_data,
+                                  depth + 1));
+  }
+  return CLSORT_SUCCESS;
 }
 
 clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job *job) {
@@ -322,9 +368,11 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
   clsort_status st = acquire(&r);
   if (st != CLSORT_SUCCESS) {
     free(r.host);
+    free(r.levels);
     return st;
   }
   size_t n = r.n, bucket_groups = (size_t)ctx->compute_units * 4;
+  rc_place scratch = {r.s, r.sv}, out = {r.ko, r.vo};
   unsigned begin = job->begin_bit, end = job->end_bit;
   /* Nothing may fail once the first launch writes the caller's buffers:
    * everything is acquired above. */
@@ -336,7 +384,7 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
                                                offset_size(&r), 0, NULL, NULL)));
     GOTO_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, r.starts, &total, offset_size(&r),
                                                offset_size(&r), offset_size(&r), 0, NULL, NULL)));
-    GOTO_IF_ERROR(sort_buckets(&r, 1, 0, 1, begin, end));
+    GOTO_IF_ERROR(sort_buckets(&r, scratch, 0, out, 0, n, 1, 0, 1, begin, end));
     goto cleanup;
   }
   /* The top digit: a first guess at the key's top bits, counted with the
@@ -363,17 +411,21 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
   }
   size_t buckets = (size_t)1 << width;
   unsigned lo = v.lo < shift ? v.lo : shift;
-  GOTO_IF_ERROR(scatter(&r, r.ki, r.s, r.vi, r.sv, 0, n, shift, width, r.skew, true));
-  GOTO_IF_ERROR(sort_buckets(&r, buckets, r.skew, bucket_groups, lo, shift));
+  GOTO_IF_ERROR(scatter(&r, r.ki, r.s, r.vi, r.sv, 0, 0, n, shift, width, r.skew, true));
+  GOTO_IF_ERROR(sort_buckets(&r, scratch, 0, out, 0, n, buckets, r.skew, bucket_groups, lo, shift));
   clsort__debug("radix_cpu: n = %zu, top digit bits [%u, %u), bits [%u, %u) in buckets of at most "
                 "%zu keys", n, shift, shift + width, lo, shift, r.cap);
+  if (!r.levels) goto cleanup; /* every bucket fits: n <= cap */
+  /* The starts of this level, kept: each sort_range reads back its own. */
+  for (size_t b = 0; b <= buckets; b++) r.levels[b] = start_at(&r, b);
   for (size_t b = 0; b < buckets; b++) {
-    size_t s = start_at(&r, b), len = start_at(&r, b + 1) - s;
+    size_t s = r.levels[b], len = r.levels[b + 1] - s;
     if (len <= r.cap) continue;
-    clsort__debug("radix_cpu: bucket %zu of %zu keys in chunked passes", b, len);
-    GOTO_IF_ERROR(sort_large(&r, s + b * r.skew, s, len, lo, shift));
+    clsort__debug("radix_cpu: bucket %zu of %zu keys sorted a level down", b, len);
+    GOTO_IF_ERROR(sort_range(&r, scratch, s + b * r.skew, out, s, len, lo, shift, false, 1));
   }
 cleanup:
   free(r.host);
+  free(r.levels);
   return st;
 }
