@@ -281,44 +281,48 @@ CPU_KERNEL void rcpu_copy(__global const KEY_T *kin, __global KEY_T *kout,
 
 /* One LSD pass inside a bucket: the len keys (and values) at src go, by
  * the digit at `shift` (`mask` wide), to dst at their digit's next offset
- * (pos, from the bucket's histogram), converted by fout. SRC and DST are
- * the address spaces, so that the pass can run local to global and back. */
+ * (pos, from the bucket's histogram). Keys stay order bits. SRC and DST
+ * are the address spaces, so that the pass can run between the bucket's
+ * place and local memory. */
 #define RC_BUCKET_PASS(NAME, SRC, DST)                                                      \
   inline void NAME(SRC const KEY_T *sk, SRC const VALUE_T *sv, DST KEY_T *dk, DST VALUE_T *dv, \
-                   uint len, uint shift, uint mask, __local uint *pos, key_flips fout) {      \
+                   uint len, uint shift, uint mask, __local uint *pos) {                    \
     for (uint i = 0; i < len; i++) {                                                        \
       KEY_T b = sk[i];                                                                      \
       uint at = pos[rc_digit(b, shift, mask)]++;                                            \
-      dk[at] = bits_to_key_flip(b, fout);                                                   \
+      dk[at] = b;                                                                           \
       if (HAS_VALUES) dv[at] = sv[i];                                                       \
     }                                                                                       \
   }
 RC_BUCKET_PASS(rc_pass_gl, __global, __local)
 RC_BUCKET_PASS(rc_pass_lg, __local, __global)
-RC_BUCKET_PASS(rc_pass_gg, __global, __global)
+RC_BUCKET_PASS(rc_pass_ll, __local, __local)
 
 /* Histograms of passes [from, to) of the len keys at k, from one read per
  * two passes: a loop that asks per key which passes to count costs more
- * than the counting. */
-inline void rc_histograms(__global const KEY_T *k, uint len, uint from, uint to,
-                          const uint *shift, const uint *mask, __local uint *hist, uint bins) {
-  for (uint c = from * bins; c < to * bins; c++) hist[c] = 0;
-  for (uint p = from; p < to; p += 2) {
-    __local uint *h0 = hist + p * bins;
-    uint s0 = shift[p], m0 = mask[p];
-    if (p + 1 < to) {
-      __local uint *h1 = h0 + bins;
-      uint s1 = shift[p + 1], m1 = mask[p + 1];
-      for (uint i = 0; i < len; i++) {
-        KEY_T x = k[i];
-        h0[rc_digit(x, s0, m0)]++;
-        h1[rc_digit(x, s1, m1)]++;
-      }
-    } else {
-      for (uint i = 0; i < len; i++) h0[rc_digit(k[i], s0, m0)]++;
-    }
+ * than the counting. AS: the keys' address space. */
+#define RC_HISTOGRAMS(NAME, AS)                                                             \
+  inline void NAME(AS const KEY_T *k, uint len, uint from, uint to, const uint *shift,      \
+                   const uint *mask, __local uint *hist, uint bins) {                       \
+    for (uint c = from * bins; c < to * bins; c++) hist[c] = 0;                             \
+    for (uint p = from; p < to; p += 2) {                                                   \
+      __local uint *h0 = hist + p * bins;                                                   \
+      uint s0 = shift[p], m0 = mask[p];                                                     \
+      if (p + 1 < to) {                                                                     \
+        __local uint *h1 = h0 + bins;                                                       \
+        uint s1 = shift[p + 1], m1 = mask[p + 1];                                           \
+        for (uint i = 0; i < len; i++) {                                                    \
+          KEY_T x = k[i];                                                                   \
+          h0[rc_digit(x, s0, m0)]++;                                                        \
+          h1[rc_digit(x, s1, m1)]++;                                                        \
+        }                                                                                   \
+      } else {                                                                              \
+        for (uint i = 0; i < len; i++) h0[rc_digit(k[i], s0, m0)]++;                        \
+      }                                                                                     \
+    }                                                                                       \
   }
-}
+RC_HISTOGRAMS(rc_histograms_g, __global)
+RC_HISTOGRAMS(rc_histograms_l, __local)
 
 /* Of passes [from, to), those that move anything (x0, any of the keys, has
  * a digit that not all of the len keys share) go to active[], in order,
@@ -347,7 +351,7 @@ inline uint rc_active(KEY_T x0, uint len, uint from, uint to, const uint *shift,
  * reach log2(len) + RC_SPARE_BITS: below that, keys that still tie are
  * about one in 2^RC_SPARE_BITS for uniform keys, and the runs they form
  * cost less to finish than the remaining passes would (for u64 keys in
- * buckets of 2^13, two passes and a check instead of five). */
+ * buckets of 2^14, two passes and a check instead of five). */
 #define RC_SPARE_BITS 6
 
 /* The bits [lo, hi) of a key, 0 <= lo < hi <= KEY_BITS. */
@@ -355,39 +359,37 @@ inline KEY_T rc_bit_range(uint lo, uint hi) {
   return (~(KEY_T)0 >> (KEY_BITS - (hi - lo))) << lo;
 }
 
-/* The keys (order bits) at k/v of a bucket of len keys are in order by
- * their bits [cut, end) (the bits above are the bucket's or lie outside
- * the sort's range). Puts each run of keys that tie there in order by the
- * bits [begin, cut) (the passes [0, first), through local memory lk/lv,
- * for long runs), and converts every key by fout. */
-inline void rc_finish_runs(__global KEY_T *k, __global VALUE_T *v, uint len, uint begin,
-                           uint cut, uint end, uint first, const uint *shift, const uint *mask,
-                           __local uint *hist, uint bins, __local KEY_T *lk, __local VALUE_T *lv,
-                           key_flips fout) {
-  key_flips none = key_flips_none();
+/* The keys (order bits) at k/v of a bucket of len keys, in local memory,
+ * are in order by their bits [cut, end) (the bits above are the bucket's
+ * or lie outside the sort's range). Puts each run of keys that tie there
+ * in order by the bits [begin, cut): an insertion sort for short runs, the
+ * passes [0, first) through tk/tv for long ones. */
+inline void rc_finish_runs(__local KEY_T *k, __local VALUE_T *v, uint len, uint begin, uint cut,
+                           uint end, uint first, const uint *shift, const uint *mask,
+                           __local uint *hist, uint bins, __local KEY_T *tk, __local VALUE_T *tv) {
   KEY_T high = rc_bit_range(cut, end), low = rc_bit_range(begin, cut);
   for (uint a = 0; a < len;) {
     KEY_T pre = k[a] & high;
     uint b = a + 1;
     while (b < len && (k[b] & high) == pre) b++;
     uint rl = b - a;
-    __global KEY_T *rk = k + a;
-    __global VALUE_T *rv = v + a;
+    __local KEY_T *rk = k + a;
+    __local VALUE_T *rv = v + a;
     if (rl > RC_RUN_SORT) {
       uint active[RC_LOW_PASSES];
-      rc_histograms(rk, rl, 0, first, shift, mask, hist, bins);
+      rc_histograms_l(rk, rl, 0, first, shift, mask, hist, bins);
       uint count = rc_active(rk[0], rl, 0, first, shift, mask, hist, bins, active);
       for (uint j = 0; j < count; j++) {
         uint p = active[j];
         if (j % 2 == 0)
-          rc_pass_gl(rk, rv, lk, lv, rl, shift[p], mask[p], hist + p * bins, none);
+          rc_pass_ll(rk, rv, tk, tv, rl, shift[p], mask[p], hist + p * bins);
         else
-          rc_pass_lg(lk, lv, rk, rv, rl, shift[p], mask[p], hist + p * bins, none);
+          rc_pass_ll(tk, tv, rk, rv, rl, shift[p], mask[p], hist + p * bins);
       }
       if (count % 2) {
-        for (uint i = 0; i < rl; i++) rk[i] = lk[i];
+        for (uint i = 0; i < rl; i++) rk[i] = tk[i];
 #if HAS_VALUES
-        for (uint i = 0; i < rl; i++) rv[i] = lv[i];
+        for (uint i = 0; i < rl; i++) rv[i] = tv[i];
 #endif
       }
     } else {
@@ -410,26 +412,53 @@ inline void rc_finish_runs(__global KEY_T *k, __global VALUE_T *v, uint len, uin
 #endif
       }
     }
-    for (uint i = 0; i < rl; i++) rk[i] = bits_to_key_flip(rk[i], fout);
     a = b;
   }
 }
 
+/* bits_to_key_flip of a line of keys. */
+inline KEYV rc_to_keys_line(KEYV b, key_flips k) {
+#if defined(KEY_NO_FLOAT) && KEY_NO_FLOAT
+  return b ^ k.x;
+#else
+  return b ^ k.x ^ ((((b ^ k.d) >> (KEY_T)(KEY_BITS - 1)) - (KEYV)1) & k.f);
+#endif
+}
+
+/* Copies len keys (order bits) and values from local memory to dk/dv,
+ * keys converted by f, the whole lines among them by streaming stores:
+ * the destination's lines are then never read into the caches (a
+ * bucket's last pass straight into the output read every line it
+ * touched from memory first: 12% more time for the buckets). */
+inline void rc_stream_out(__local const KEY_T *sk, __local const VALUE_T *sv, __global KEY_T *dk,
+                          __global VALUE_T *dv, uint len, key_flips f) {
+  uint head = (uint)((64u - ((ulong)dk & 63u)) & 63u) / (uint)sizeof(KEY_T), i = 0;
+  if (((ulong)dk & (sizeof(KEY_T) - 1u)) == 0) {
+    for (; i < min(head, len); i++) dk[i] = bits_to_key_flip(sk[i], f);
+    for (; i + RC_LINE <= len; i += RC_LINE)
+      CPU_STREAM(rc_to_keys_line(CAT(vload, RC_LINE)(0, sk + i), f), (__global KEYV *)(dk + i));
+  }
+  for (; i < len; i++) dk[i] = bits_to_key_flip(sk[i], f);
+#if HAS_VALUES
+  for (uint j = 0; j < len; j++) dv[j] = sv[j];
+#endif
+}
+
 /* Sorts every bucket that group g owns (those starting in [g * n / G,
  * (g + 1) * n / G)) and that holds at most `cap` keys: LSD passes over the
- * bits [low_begin, low_end) in digits of low_bits, between the bucket's
- * place in keys/vals (order bits, from the top-digit scatter: bucket b's
- * keys start at starts[b] + b * skew) and local memory; the last pass
- * writes kout/vout at starts[b], converted back. Passes whose digit is the
- * same for all the bucket's keys are skipped (the histograms of the passes
- * first, from one read). Only the highest passes that cover log2(len) +
- * RC_SPARE_BITS bits run over the whole bucket; the keys that tie on them
- * are finished by rc_finish_runs. in_place: kout is keys at the same
- * place (skew 0). Buckets larger than cap are left to the host. Local: `lk`/`lv`, cap keys and values; the histograms,
- * RC_LOW_PASSES x RC_LOW_BINS uints. */
+ * bits [low_begin, low_end) in digits of low_bits, from the bucket's place
+ * in keys/vals (order bits, at in_at + starts[b] + b * skew), through local
+ * memory, into kout/vout at out_at + starts[b], converted back (which may
+ * be the bucket's own place: everything is read before the bucket is
+ * written). Passes whose digit is the same for all the bucket's keys are
+ * skipped (the histograms of the passes first, from one read). Only the
+ * highest passes that cover log2(len) + RC_SPARE_BITS bits run over the
+ * whole bucket; the keys that still tie are finished by rc_finish_runs.
+ * The last pass goes to local memory and out by rc_stream_out. Buckets
+ * larger than cap are left to the host. Local: `lk`/`lv`, 2 x cap keys
+ * and values; the histograms, RC_LOW_PASSES x RC_LOW_BINS uints. */
 CPU_KERNEL void rcpu_buckets(__global KEY_T *keys, __global VALUE_T *vals, __global KEY_T *kout,
-                             __global VALUE_T *vout, ulong in_at, ulong out_at, int in_place,
-                             ulong n,
+                             __global VALUE_T *vout, ulong in_at, ulong out_at, ulong n,
                              __global const OFFSET_T *starts, uint buckets, uint skew, ulong cap,
                              uint low_begin, uint low_end, uint low_bits, int kind, int desc,
                              __local KEY_T *lk, __local VALUE_T *lv) {
@@ -446,15 +475,16 @@ CPU_KERNEL void rcpu_buckets(__global KEY_T *keys, __global VALUE_T *vals, __glo
     shift[p] = low_begin + p * low_bits;
     mask[p] = (1u << min(low_bits, low_end - shift[p])) - 1u;
   }
-  key_flips fout = key_flips_for(kind, desc), none = key_flips_none();
+  key_flips fout = key_flips_for(kind, desc);
+  /* The bucket's last place in local memory, before it goes out. */
+  __local KEY_T *fk = lk + cap;
+  __local VALUE_T *fv = lv + (HAS_VALUES ? cap : 0);
   for (uint b = 0; b < buckets; b++) {
     ulong s = starts[b];
     uint len = (uint)min((ulong)starts[b + 1] - s, cap + 1);
     if (s < lo || s >= hi || len == 0 || len > cap) continue;
     __global KEY_T *bk = keys + in_at + s + b * skew;
     __global VALUE_T *bv = vals + in_at + s + b * skew;
-    __global KEY_T *ok = kout + out_at + s;
-    __global VALUE_T *ov = vout + out_at + s;
     /* The passes [first, passes) cover enough bits: the rest are left to
      * the runs of keys that tie. */
     uint need = 32u - clz(len) + RC_SPARE_BITS, first = passes, covered = 0;
@@ -462,42 +492,34 @@ CPU_KERNEL void rcpu_buckets(__global KEY_T *keys, __global VALUE_T *vals, __glo
       first--;
       covered = low_end - shift[first];
     }
-    /* With runs to finish, the passes leave order bits. */
-    key_flips to = first ? none : fout;
     uint active[RC_LOW_PASSES];
-    rc_histograms(bk, len, first, passes, shift, mask, hist, bins);
+    rc_histograms_g(bk, len, first, passes, shift, mask, hist, bins);
     uint count = rc_active(bk[0], len, first, passes, shift, mask, hist, bins, active);
     if (count == 0) {
-      for (uint i = 0; i < len; i++) ok[i] = bits_to_key_flip(bk[i], to);
+      for (uint i = 0; i < len; i++) fk[i] = bk[i];
 #if HAS_VALUES
-      for (uint i = 0; i < len; i++) ov[i] = bv[i];
+      for (uint i = 0; i < len; i++) fv[i] = bv[i];
 #endif
     }
-    /* Even passes read the bucket's place in keys, odd ones local memory;
-     * the last writes the output. In place, an odd last pass goes to
-     * local memory too, and is copied out. */
+    /* Even passes read the bucket's place, odd ones local memory; the
+     * last goes to fk. */
     for (uint j = 0; j < count; j++) {
       uint p = active[j];
       __local uint *pos = hist + p * bins;
       bool last = j + 1 == count;
-      if (j % 2 == 0) {
-        if (last && !in_place)
-          rc_pass_gg(bk, bv, ok, ov, len, shift[p], mask[p], pos, to);
-        else
-          rc_pass_gl(bk, bv, lk, lv, len, shift[p], mask[p], pos, none);
-      } else {
-        rc_pass_lg(lk, lv, last ? ok : bk, last ? ov : bv, len, shift[p], mask[p], pos,
-                   last ? to : none);
-      }
-    }
-    if (in_place && count % 2) {
-      for (uint i = 0; i < len; i++) ok[i] = bits_to_key_flip(lk[i], to);
-#if HAS_VALUES
-      for (uint i = 0; i < len; i++) ov[i] = lv[i];
-#endif
+      if (j % 2 == 0)
+        rc_pass_gl(bk, bv, last ? fk : lk, last ? fv : lv, len, shift[p], mask[p], pos);
+      else if (last)
+        rc_pass_ll(lk, lv, fk, fv, len, shift[p], mask[p], pos);
+      else
+        rc_pass_lg(lk, lv, bk, bv, len, shift[p], mask[p], pos);
     }
     if (first)
-      rc_finish_runs(ok, ov, len, low_begin, shift[first], low_end, first, shift, mask, hist,
-                     bins, lk, lv, fout);
+      rc_finish_runs(fk, fv, len, low_begin, shift[first], low_end, first, shift, mask, hist,
+                     bins, lk, lv);
+    rc_stream_out(fk, fv, kout + out_at + s, vout + out_at + s, len, fout);
   }
+  /* Streaming stores are weakly ordered: drain them before the kernel
+   * ends. */
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
 }

@@ -109,13 +109,14 @@ static clsort_status acquire(rc_sort *r) {
   r->mask_at = (bins + 1) * offset_size(r);
   r->host = clsort__malloc(ctx, r->mask_at + 2 * groups * r->ks);
   RETURN_IF(!r->host, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the radix sort's tables");
-  /* Local memory holds a bucket's keys and values beside the histograms
-   * of the passes inside it (RC_LOW_PASSES x 2^RC_LOW_BITS uints); a few
-   * KB stay free for the driver. */
+  /* Local memory holds a bucket's keys and values twice (its passes
+   * alternate there, and its last place goes out from there) beside the
+   * histograms of the passes inside it (RC_LOW_PASSES x 2^RC_LOW_BITS
+   * uints); a few KB stay free for the driver. */
   size_t passes = clsort__div_up(r->ks * 8, t->radix_cpu_low);
   size_t fixed = passes * ((size_t)4 << t->radix_cpu_low) + 8192;
   size_t room = ctx->local_mem > fixed ? (size_t)ctx->local_mem - fixed : 0;
-  r->cap = room / (r->ks + r->vs) / 16 * 16;
+  r->cap = room / (2 * (r->ks + r->vs)) / 16 * 16;
   /* sort_range's levels, allocated here so that nothing fails once the
    * sort writes the caller's buffers. A level's top digit is at least
    * min(4, chunk_max) bits wide (top_width), or covers every bit that
@@ -219,14 +220,12 @@ static clsort_status sort_buckets(rc_sort *r, rc_place from, size_t in_at, rc_pl
   cl_ulong len64 = len, in64 = in_at, out64 = out_at, cap64 = r->cap;
   cl_uint b32 = (cl_uint)buckets, skew32 = skew, lo32 = lo, hi32 = hi > lo ? hi : lo;
   cl_uint bits = low_digit(r, lo, hi);
-  cl_int in_place = from.k == to.k && in_at == out_at && skew == 0;
-  clsort__arg args[] = {ARG(from.k),  ARG(from.v),    ARG(to.k),     ARG(to.v),
-                        ARG(in64),    ARG(out64),     ARG(in_place), ARG(len64),
-                        ARG(r->starts), ARG(b32),     ARG(skew32),   ARG(cap64),
-                        ARG(lo32),    ARG(hi32),      ARG(bits),     ARG(r->kind),
-                        ARG(r->desc), ARG_LOCAL(r->cap * r->ks),
-                        ARG_LOCAL(r->vs ? r->cap * r->vs : 16)};
-  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 19, args, 0, NULL, NULL);
+  clsort__arg args[] = {ARG(from.k),  ARG(from.v),    ARG(to.k),   ARG(to.v),
+                        ARG(in64),    ARG(out64),     ARG(len64),  ARG(r->starts),
+                        ARG(b32),     ARG(skew32),    ARG(cap64),  ARG(lo32),
+                        ARG(hi32),    ARG(bits),      ARG(r->kind), ARG(r->desc),
+                        ARG_LOCAL(2 * r->cap * r->ks), ARG_LOCAL(r->vs ? 2 * r->cap * r->vs : 16)};
+  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 18, args, 0, NULL, NULL);
 }
 
 /* --------------------------------------------------------------- plans */
@@ -295,9 +294,12 @@ static size_t start_at(const rc_sort *r, size_t b) {
 }
 
 /* Width of the top digit for n keys: buckets of about 2^radix_cpu_bucket
- * keys, small enough for a core's cache with their double buffer. */
-static unsigned top_width(const rc_sort *r, size_t n, unsigned span) {
-  unsigned log2 = r->ctx->tuning.radix_cpu_bucket;
+ * keys, small enough for a core's cache with their double buffer, or
+ * 2^slack times smaller: a range a level down is skewed (floats of [-1, 1)
+ * left buckets just past local memory that took a third level of 4-bit
+ * digits, 440 launches of a few us of work each). */
+static unsigned top_width(const rc_sort *r, size_t n, unsigned span, unsigned slack) {
+  unsigned log2 = r->ctx->tuning.radix_cpu_bucket - slack;
   unsigned w = highest_bit(n) > log2 + 4 ? highest_bit(n) - log2 : 4;
   if (w > r->chunk_max) w = r->chunk_max;
   return w < span ? w : span;
@@ -317,7 +319,7 @@ static clsort_status sort_range(rc_sort *r, rc_place data, size_t at, rc_place s
                                 size_t spare_at, size_t len, unsigned begin, unsigned top,
                                 bool in_data, size_t depth) {
   rc_bits v;
-  unsigned width = top_width(r, len, top - begin), shift = top - width;
+  unsigned width = top_width(r, len, top - begin, 2), shift = top - width;
   size_t buckets = (size_t)1 << width;
   FORWARD_IF_ERROR(count(r, data.k, at, len, shift, width, false, true));
   FORWARD_IF_ERROR(read_back(r, chunks_of(r, len).groups, buckets + 1, begin, top, &v));
@@ -326,7 +328,7 @@ static clsort_status sort_range(rc_sort *r, rc_place data, size_t at, rc_place s
     return copy(r, data.k, to.k, data.v, to.v, at, in_data ? at : spare_at, len, false, true);
   }
   if (v.hi + 2 < shift + width || v.hi <= shift) {
-    width = top_width(r, len, v.hi - v.lo);
+    width = top_width(r, len, v.hi - v.lo, 2);
     shift = v.hi - width;
     buckets = (size_t)1 << width;
     FORWARD_IF_ERROR(count(r, data.k, at, len, shift, width, false, false));
@@ -390,7 +392,7 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
   /* The top digit: a first guess at the key's top bits, counted with the
    * masks that tell which bits vary; counted again lower down when the
    * guess's upper bits turn out constant. */
-  unsigned width = top_width(&r, n, end - begin), shift = end - width;
+  unsigned width = top_width(&r, n, end - begin, 0), shift = end - width;
   size_t groups = chunks_of(&r, n).groups;
   rc_bits v;
   GOTO_IF_ERROR(count(&r, r.ki, 0, n, shift, width, true, true));
@@ -403,7 +405,7 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
     goto cleanup;
   }
   if (v.hi + 2 < shift + width || v.hi <= shift) {
-    unsigned w = top_width(&r, n, v.hi - v.lo);
+    unsigned w = top_width(&r, n, v.hi - v.lo, 0);
     shift = v.hi - w;
     width = w;
     GOTO_IF_ERROR(count(&r, r.ki, 0, n, shift, width, true, false));
