@@ -9,8 +9,9 @@
  *   RC_BITS      widest digit of a chunked pass (the top digit), <= 12
  *   RC_LOW_BITS  widest digit of a pass inside a bucket, <= 12
  *   RC_WC        1: the chunked scatter stages keys per digit and writes
- *                whole 64-byte lines, streaming (software write-combining);
- *                0: one store per key
+ *                whole 64-byte lines, streaming (software write-combining),
+ *                and sorted buckets go out by streaming stores; 0: plain
+ *                stores, one a key
  *
  * The sort (src/sorts/radix_cpu.c):
  *   1. rcpu_count over the input for the top digit (the key's highest
@@ -433,7 +434,7 @@ inline KEYV rc_to_keys_line(KEYV b, key_flips k) {
 inline void rc_stream_out(__local const KEY_T *sk, __local const VALUE_T *sv, __global KEY_T *dk,
                           __global VALUE_T *dv, uint len, key_flips f) {
   uint head = (uint)((64u - ((ulong)dk & 63u)) & 63u) / (uint)sizeof(KEY_T), i = 0;
-  if (((ulong)dk & (sizeof(KEY_T) - 1u)) == 0) {
+  if (RC_WC && ((ulong)dk & (sizeof(KEY_T) - 1u)) == 0) {
     for (; i < min(head, len); i++) dk[i] = bits_to_key_flip(sk[i], f);
     for (; i + RC_LINE <= len; i += RC_LINE)
       CPU_STREAM(rc_to_keys_line(CAT(vload, RC_LINE)(0, sk + i), f), (__global KEYV *)(dk + i));

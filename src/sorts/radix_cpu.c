@@ -88,7 +88,13 @@ static clsort_status acquire(rc_sort *r) {
   clsort_context *ctx = r->ctx;
   const clsort__sort_job *job = r->job;
   const clsort__tuning *t = &ctx->tuning;
+  /* The most chunks of any range of the sort: a range shorter than n can
+   * have more (chunks are whole tiles: 65415 keys made 32 chunks where
+   * 65537 made 29 on 16 compute units, and a level down wrote past the
+   * masks), never more than the compute units' share or than n's. */
   size_t n = r->n, groups = chunks_of(r, n).groups;
+  size_t want = (size_t)ctx->compute_units * t->groups_per_cu;
+  if (groups < want) groups = want;
   size_t bins = (size_t)1 << (r->chunk_max > t->radix_cpu_low ? r->chunk_max : t->radix_cpu_low);
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, bins * groups * offset_size(r), &r->table));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_HISTOGRAM, (bins + 1) * offset_size(r), &r->starts));

@@ -256,8 +256,9 @@ T_TEST(sort_pass_skipping) {
   }
 }
 
-/* Buckets of the top digit larger than the CPU shape's local memory take
- * chunked passes of their own: most keys share their top 12 order-key
+/* Buckets of the top digit larger than the CPU shape's local memory are
+ * sorted a level down (on GPU shapes the tile path has no such limit):
+ * most keys share their top 12 order-key
  * bits (one bucket of 400000-odd keys, or of a few values), the rest are
  * spread; with 0, 1 and 2 varying digits inside the big bucket (the pass
  * count's parity decides where the last pass lands); on the CPU shape the
@@ -514,6 +515,9 @@ T_TEST(sort_zero_length) {
 /* The fixtures of the tiled tests: a context made with CLSORT_TUNING set
  * (it is read at creation), restored at teardown. */
 static void tiled_setup(void) { t_shape_setup(TILED_TUNING); }
+/* The CPU shape (one work-item a group) with 16 chunks per compute unit, as
+ * many as the H100 host's 16 cores make at 2 per unit. */
+static void chunks_setup(void) { t_shape_setup("1:256:16"); }
 static void wide_setup(void) { t_shape_setup(WIDE_TUNING); }
 
 /* The override took: the shape's work-group size and items. */
@@ -594,6 +598,34 @@ T_TEST(sort_tiled_large) {
                _i ? (1u << M_KEYS) : MODES_ALL);
 }
 
+/* A bucket of the top digit past local memory, sorted a level down, whose
+ * range splits into more chunks than the whole input: 65537 keys make 29
+ * chunks of 2304 at 32 groups, the bucket's 65415 keys 32 of 2048. The
+ * tables of chunk masks were once sized for the input's 29 (on PoCL 5.0 with
+ * 16 cores: heap corruption, an abort). Run under chunks_setup, where every
+ * key type's bucket exceeds local memory of up to 1 MiB in every mode.
+ * _i = type. */
+T_TEST(sort_level_chunks) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_level_chunks");
+  r.s[0] ^= (uint64_t)_i;
+  size_t es = clsort_type_size(t), n = 65537, spread = 122;
+  uint64_t all = es == 4 ? 0xFFFFFFFFull : UINT64_MAX, low = all >> 12;
+  uint64_t top = t_rng_next(&r) & all & ~low;
+  unsigned char *keys = t_alloc(n * es);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = i % (n / spread) == 0 ? t_rng_next(&r) & all : top | (t_rng_next(&r) & low);
+    t_put_bits(t, keys, i, t_from_order(t, x));
+  }
+  for (int desc = 0; desc < 2; desc++) {
+    clsort_options o = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+    t_check_input(t, keys, n, &o, MODES_ALL, "one bucket a level down, 16 chunks a unit");
+  }
+  t_release_now(keys);
+}
+
 /* ------------------------------------------------------------------ main */
 /* Parts (argv[2], a comma-separated list) pick test cases, so that meson
  * can run them in parallel; no part runs them all. */
@@ -616,6 +648,10 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_test(tc, sort_buffer_gated);
       tcase_add_test(tc, sort_zero_length);
       tcase_add_loop_test(tc, sort_scratch_memory, 0, 2);
+    }
+    if (t_part_selected("levels")) {
+      TCase *tc = t_shape_tcase(s, "levels", chunks_setup);
+      tcase_add_loop_test(tc, sort_level_chunks, 0, 6);
     }
     if (t_part_selected("tiled")) {
       TCase *tc = t_shape_tcase(s, "tiled", tiled_setup);
