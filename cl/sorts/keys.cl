@@ -11,7 +11,7 @@
  *   KEY_BITS  32 or 64 (8 or 16)
  * key_kind (a run-time argument): 0 unsigned, 1 signed, 2 float. A program
  * that never sees floats may define KEY_NO_FLOAT 1: key_to_bits_flip and
- * bits_to_key_flip then drop the sign-dependent part (about half of a
+ * bits_to_key_flip (and their macros) then drop the sign-dependent part (about half of a
  * CPU loop's work to convert a key).
  */
 #if !defined(KEY_T) || !defined(KEY_BITS)
@@ -63,17 +63,17 @@ inline key_flips key_flips_none(void) {
   return k;
 }
 
-/* key_to_bits(raw, kind, desc) for the kind and direction of k. */
+/* key_to_bits(raw, kind, desc) and bits_to_key(b, kind, desc) for the kind
+ * and direction of k, as expressions of type T: KEY_T, or a vector of
+ * them, so that the CPU shape's vector loops convert with the same code. */
 #if defined(KEY_NO_FLOAT) && KEY_NO_FLOAT
-inline KEY_T key_to_bits_flip(KEY_T raw, key_flips k) { return raw ^ k.x; }
-inline KEY_T bits_to_key_flip(KEY_T b, key_flips k) { return b ^ k.x; }
+#define KEY_TO_BITS_FLIP(T, raw, k) ((raw) ^ (k).x)
+#define BITS_TO_KEY_FLIP(T, b, k) ((b) ^ (k).x)
 #else
-inline KEY_T key_to_bits_flip(KEY_T raw, key_flips k) {
-  return raw ^ k.x ^ (((KEY_T)0 - (raw >> (KEY_BITS - 1))) & k.f);
-}
-
-/* bits_to_key(b, kind, desc) for the kind and direction of k. */
-inline KEY_T bits_to_key_flip(KEY_T b, key_flips k) {
-  return b ^ k.x ^ ((((b ^ k.d) >> (KEY_BITS - 1)) - (KEY_T)1) & k.f);
-}
+#define KEY_TO_BITS_FLIP(T, raw, k) \
+  ((raw) ^ (k).x ^ (((T)0 - ((raw) >> (KEY_T)(KEY_BITS - 1))) & (k).f))
+#define BITS_TO_KEY_FLIP(T, b, k) \
+  ((b) ^ (k).x ^ (((((b) ^ (k).d) >> (KEY_T)(KEY_BITS - 1)) - (T)1) & (k).f))
 #endif
+inline KEY_T key_to_bits_flip(KEY_T raw, key_flips k) { return KEY_TO_BITS_FLIP(KEY_T, raw, k); }
+inline KEY_T bits_to_key_flip(KEY_T b, key_flips k) { return BITS_TO_KEY_FLIP(KEY_T, b, k); }

@@ -69,15 +69,7 @@
 
 inline uint rc_digit(KEY_T bits, uint shift, uint mask) { return (uint)(bits >> shift) & mask; }
 
-/* key_to_bits_flip of eight keys. */
 #define KEYV8 CAT(KEY_T, 8)
-inline KEYV8 rc_to_bits8(KEYV8 raw, key_flips k) {
-#if defined(KEY_NO_FLOAT) && KEY_NO_FLOAT
-  return raw ^ k.x;
-#else
-  return raw ^ k.x ^ (((KEYV8)0 - (raw >> (KEY_T)(KEY_BITS - 1))) & k.f);
-#endif
-}
 
 /* The value a key at input position i carries. */
 #define RC_VALUE(vin, i, make_index) ((make_index) ? (VALUE_T)(i) : (vin)[i])
@@ -113,7 +105,8 @@ CPU_KERNEL void rcpu_count(__global const KEY_T *keys, ulong base, ulong len, ul
    * only the counting is scalar (twice as fast as a scalar loop). */
   KEYV8 all8 = ~(KEYV8)0, any8 = 0;
   for (; i + 8 <= end; i += 8) {
-    KEYV8 v = rc_to_bits8(vload8(0, k + i), fl);
+    KEYV8 v = vload8(0, k + i);
+    v = KEY_TO_BITS_FLIP(KEYV8, v, fl);
     all8 &= v;
     any8 |= v;
     uint8 d = convert_uint8(v >> shift) & mask;
@@ -417,15 +410,6 @@ inline void rc_finish_runs(__local KEY_T *k, __local VALUE_T *v, uint len, uint 
   }
 }
 
-/* bits_to_key_flip of a line of keys. */
-inline KEYV rc_to_keys_line(KEYV b, key_flips k) {
-#if defined(KEY_NO_FLOAT) && KEY_NO_FLOAT
-  return b ^ k.x;
-#else
-  return b ^ k.x ^ ((((b ^ k.d) >> (KEY_T)(KEY_BITS - 1)) - (KEYV)1) & k.f);
-#endif
-}
-
 /* Copies len keys (order bits) and values from local memory to dk/dv,
  * keys converted by f, the whole lines among them by streaming stores:
  * the destination's lines are then never read into the caches (a
@@ -436,8 +420,10 @@ inline void rc_stream_out(__local const KEY_T *sk, __local const VALUE_T *sv, __
   uint head = (uint)((64u - ((ulong)dk & 63u)) & 63u) / (uint)sizeof(KEY_T), i = 0;
   if (RC_WC && ((ulong)dk & (sizeof(KEY_T) - 1u)) == 0) {
     for (; i < min(head, len); i++) dk[i] = bits_to_key_flip(sk[i], f);
-    for (; i + RC_LINE <= len; i += RC_LINE)
-      CPU_STREAM(rc_to_keys_line(CAT(vload, RC_LINE)(0, sk + i), f), (__global KEYV *)(dk + i));
+    for (; i + RC_LINE <= len; i += RC_LINE) {
+      KEYV line = CAT(vload, RC_LINE)(0, sk + i);
+      CPU_STREAM(BITS_TO_KEY_FLIP(KEYV, line, f), (__global KEYV *)(dk + i));
+    }
   }
   for (; i < len; i++) dk[i] = bits_to_key_flip(sk[i], f);
 #if HAS_VALUES
