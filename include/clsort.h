@@ -351,7 +351,9 @@ CLSORT_API clsort_status clsort_default_device(unsigned *platform, unsigned *dev
 /* In-place sorts of host arrays. Blocking: the data is copied to the device,
  * sorted there, and copied back; on a CPU device, arrays aligned as it wants
  * (CL_DEVICE_MEM_BASE_ADDR_ALIGN: 128 bytes on PoCL) are sorted in place
- * with no copy. On any error the arrays are unmodified.
+ * with no copy, and so are arrays aligned to their elements (as from
+ * malloc) when the radix sort runs (CLSORT_RADIX, or CLSORT_AUTO where it
+ * picks it). On any error the arrays are unmodified.
  *
  * clsort_sort_pairs moves `values` (value_size bytes each: 4 or 8) with
  * their keys. clsort_argsort leaves `keys` untouched and writes into

@@ -49,6 +49,10 @@ clsort_status clsort__check_op_options(const clsort_context *ctx, clsort_type ty
 const char *clsort__algorithm_name(clsort_algorithm a);
 clsort_status clsort__dispatch_sort(clsort_context *ctx, const clsort_options *o,
                                     const clsort__sort_job *job);
+/* Whether the algorithm that would run the job honours its keys_at and
+ * vals_at (sorts.h): the radix sort's CPU shape, for every key type. */
+bool clsort__takes_origins(const clsort_context *ctx, const clsort_options *o,
+                           const clsort__sort_job *job);
 
 /* The in-core sort of host arrays: keys_const (n keys) is read; the sorted
  * keys go to `keys` (NULL: argsort); `values` travel (pairs) or receive
@@ -95,10 +99,18 @@ bool clsort__ranges_overlap(const void *p, size_t pb, const void *q, size_t qb);
 typedef struct clsort__host_array {
   cl_mem mem;
   bool wrapped; /* in place: released by clsort__host_array_release */
+  size_t head;  /* in place: bytes of mem before the array (see _get_at) */
 } clsort__host_array;
 clsort_status clsort__host_array_get(clsort_context *ctx, clsort__slot slot, const void *p,
                                      size_t bytes, bool input, bool in_place,
                                      clsort__host_array *a);
+/* The array at p used in place however it is aligned (a CPU device,
+ * clsort__wrap_alignment nonzero): the buffer starts at the aligned
+ * address before p, a->head bytes before it. The device never touches
+ * those bytes; only the kernels that add an origin (sorts.h's keys_at and
+ * vals_at) may be given such a buffer. */
+clsort_status clsort__host_array_get_at(clsort_context *ctx, const void *p, size_t bytes,
+                                        clsort__host_array *a);
 /* Brings the device's results into the host array: a blocking read of the
  * staging buffer, or a blocking map and unmap of the array in place. */
 clsort_status clsort__host_array_put(clsort_context *ctx, const clsort__host_array *a, void *p,

@@ -24,6 +24,16 @@ static bool auto_picks_bitonic(const clsort_context *ctx, const clsort_options *
 static clsort_status run(clsort_context *ctx, const clsort_options *o,
                          const clsort__sort_job *job);
 
+/* The radix sort's CPU shape adds the origins in its kernels, and so do
+ * the widening kernels of the narrow types, whose values the radix sort
+ * then moves. The other sorts take their buffers from 0. */
+bool clsort__takes_origins(const clsort_context *ctx, const clsort_options *o,
+                           const clsort__sort_job *job) {
+  if (!ctx->tuning.cpu_shape) return false;
+  return o->algorithm == CLSORT_RADIX ||
+         (o->algorithm == CLSORT_AUTO && !auto_picks_bitonic(ctx, o, job));
+}
+
 /* 8- and 16-bit keys: AUTO chooses on the narrow job, then the algorithm
  * sorts the keys widened to 32-bit order keys (sorts/widen.c); the radix
  * sort keeps the narrow bit range, so it runs one or two digit passes. */

@@ -13,6 +13,7 @@ clsort_status clsort__host_array_get(clsort_context *ctx, clsort__slot slot, con
                                      clsort__host_array *a) {
   a->mem = NULL;
   a->wrapped = false;
+  a->head = 0;
   if (in_place) {
     /* The device only reads an input: casting away const is safe. */
     FORWARD_IF_ERROR(clsort__wrap_host(ctx, (void *)(uintptr_t)p, bytes, &a->mem));
@@ -26,6 +27,19 @@ clsort_status clsort__host_array_get(clsort_context *ctx, clsort__slot slot, con
   return CL_CHECK(clEnqueueWriteBuffer(ctx->queue, a->mem, CL_TRUE, 0, bytes, p, 0, NULL, NULL));
 }
 
+clsort_status clsort__host_array_get_at(clsort_context *ctx, const void *p, size_t bytes,
+                                        clsort__host_array *a) {
+  size_t align = clsort__wrap_alignment(ctx);
+  a->mem = NULL;
+  a->wrapped = false;
+  a->head = align ? (uintptr_t)p % align : 0;
+  /* The device only reads an input: casting away const is safe. */
+  FORWARD_IF_ERROR(clsort__wrap_host(ctx, (void *)((uintptr_t)p - a->head), a->head + bytes,
+                                     &a->mem));
+  a->wrapped = true;
+  return CLSORT_SUCCESS;
+}
+
 clsort_status clsort__host_array_put(clsort_context *ctx, const clsort__host_array *a, void *p,
                                      size_t bytes) {
   if (!a->wrapped)
@@ -33,8 +47,8 @@ clsort_status clsort__host_array_put(clsort_context *ctx, const clsort__host_arr
   /* In place: mapping makes the device's writes visible in host memory
    * (on a CPU device they are there already: no copy). */
   cl_int err;
-  void *mapped = clEnqueueMapBuffer(ctx->queue, a->mem, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL,
-                                    NULL, &err);
+  void *mapped = clEnqueueMapBuffer(ctx->queue, a->mem, CL_TRUE, CL_MAP_READ, a->head, bytes, 0,
+                                    NULL, NULL, &err);
   FORWARD_IF_ERROR(CL_CHECK(err));
   return CL_CHECK(clEnqueueUnmapMemObject(ctx->queue, a->mem, mapped, 0, NULL, NULL));
 }
@@ -62,7 +76,7 @@ static clsort_status scan_host(clsort_context *ctx, clsort_type type, clsort_sca
   /* Staged, the scan runs in place in the staging buffer; used in place,
    * it reads the caller's input and writes the caller's output. */
   bool wrap = clsort__can_wrap(ctx, input) && clsort__can_wrap(ctx, output);
-  clsort__host_array in, out = {NULL, false};
+  clsort__host_array in, out = {NULL, false, 0};
   clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
   if (st == CLSORT_SUCCESS && wrap && output != input)
     st = clsort__host_array_get(ctx, SLOT_HOST_OUT, output, bytes, false, true, &out);
@@ -88,7 +102,7 @@ static clsort_status reduce_host(clsort_context *ctx, clsort_type type, clsort_r
   size_t size = clsort_type_size(type);
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, size));
   /* The result is a few bytes: always staged. */
-  clsort__host_array in = {NULL, false}, out;
+  clsort__host_array in = {NULL, false, 0}, out;
   clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, size, false, false, &out);
   if (st == CLSORT_SUCCESS && n > 0)
     st = clsort__host_array_get(ctx, SLOT_HOST_IN, input, n * size, true,
@@ -120,7 +134,7 @@ static clsort_status select_host(clsort_context *ctx, size_t element_size, bool 
   size_t bytes = n * element_size;
   bool wrap = clsort__can_wrap(ctx, input) && clsort__can_wrap(ctx, flags) &&
               clsort__can_wrap(ctx, output);
-  clsort__host_array in = {NULL, false}, fl = {NULL, false}, out = {NULL, false}, cnt;
+  clsort__host_array in = {NULL, false, 0}, fl = {NULL, false, 0}, out = {NULL, false, 0}, cnt;
   cl_ulong kept = 0;
   clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
   if (st == CLSORT_SUCCESS)
@@ -170,7 +184,7 @@ static clsort_status bucket_offsets_host(clsort_context *ctx, const unsigned *bu
   size_t table = clsort__div_up(n, tile_size) * num_buckets;
   size_t table_bytes = table * clsort_type_size(offset_type);
   bool wrap = clsort__can_wrap(ctx, buckets) && clsort__can_wrap(ctx, offsets);
-  clsort__host_array in, out = {NULL, false};
+  clsort__host_array in, out = {NULL, false, 0};
   clsort_status st =
       clsort__host_array_get(ctx, SLOT_HOST_IN, buckets, n * sizeof(cl_uint), true, wrap, &in);
   if (st == CLSORT_SUCCESS)

@@ -82,8 +82,9 @@ static clsort_status merge_in_core(clsort_context *ctx, clsort__sort_job job, co
   const void *all[6] = {m->a.p, m->b.p, m->va.p, m->vb.p, m->out, m->vout};
   bool wrap = true;
   for (int i = 0; i < 6; i++) wrap = wrap && (!all[i] || clsort__can_wrap(ctx, all[i]));
-  clsort__host_array A = {NULL, false}, B = {NULL, false}, VA = {NULL, false}, VB = {NULL, false};
-  clsort__host_array O = {NULL, false}, VO = {NULL, false};
+  clsort__host_array A = {NULL, false, 0}, B = {NULL, false, 0};
+  clsort__host_array VA = {NULL, false, 0}, VB = {NULL, false, 0};
+  clsort__host_array O = {NULL, false, 0}, VO = {NULL, false, 0};
   size_t b_first = 0;
   clsort_status st = CLSORT_SUCCESS;
   if (wrap) {

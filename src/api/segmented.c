@@ -295,7 +295,7 @@ static clsort_status segmented_host(clsort_context *ctx, clsort_type type, void 
   clsort__sort_job job = clsort__make_job(type, n, o);
   job.value_size = vs;
   bool wrap = clsort__can_wrap(ctx, keys) && (!vs || clsort__can_wrap(ctx, values));
-  clsort__host_array k, v = {NULL, false};
+  clsort__host_array k, v = {NULL, false, 0};
   clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_IN, keys, n * ks, true, wrap, &k);
   if (st == CLSORT_SUCCESS && vs)
     st = clsort__host_array_get(ctx, SLOT_HOST_AUX, values, n * vs, true, wrap, &v);

@@ -3,6 +3,7 @@
  * landed returns CLSORT_ERROR_UNSUPPORTED, never a wrong result. */
 #include "api/api.h"
 
+#include <stdint.h>
 #include <string.h>
 
 const clsort_options clsort__default_options = CLSORT_OPTIONS_DEFAULT;
@@ -69,24 +70,45 @@ static clsort_status check_available(clsort_type type, const clsort_options *o) 
   return CLSORT_SUCCESS;
 }
 
+/* Whether the host form can use the job's arrays in place from the
+ * aligned address before them (clsort__host_array_get_at): a CPU device,
+ * an algorithm that adds origins (dispatch.c), and arrays aligned to
+ * their elements, so that the origins are whole elements. */
+static bool origins_serve(const clsort_context *ctx, const clsort_options *o,
+                          const clsort__sort_job *job, const void *keys, const void *values) {
+  size_t ks = clsort_type_size(job->type), vs = job->value_size;
+  return clsort__wrap_alignment(ctx) && clsort__takes_origins(ctx, o, job) &&
+         (uintptr_t)keys % ks == 0 && (!vs || (uintptr_t)values % vs == 0);
+}
+
 /* The host forms in core: the caller's keys (and values) as device
- * buffers, through pinned staging on GPUs (staging.c), in place on a CPU
- * device when they are aligned as it wants, else staged in the context's
- * buffers and copied back; sort there. Every algorithm acquires what it
- * needs before its first write, so a failure leaves the host memory as it
- * was. */
+ * buffers, through pinned staging on GPUs (staging.c); on a CPU device in
+ * place, as they are when they are aligned as it wants, else from the
+ * aligned address before them where the algorithm takes origins; else
+ * staged in the context's buffers and copied back; sort there. Every
+ * algorithm acquires what it needs before its first write, so a failure
+ * leaves the host memory as it was. */
 static clsort_status sort_in_core(clsort_context *ctx, const clsort_options *o,
                                   clsort__sort_job job, void *keys, const void *keys_const,
                                   void *values, size_t n) {
   if (clsort__staging_on(ctx)) return clsort__sort_staged(ctx, o, job, keys, keys_const, values);
   size_t key_bytes = n * clsort_type_size(job.type), value_bytes = n * job.value_size;
   bool wrap = clsort__can_wrap(ctx, keys_const) && (!job.value_size || clsort__can_wrap(ctx, values));
-  clsort__host_array k, v = {NULL, false};
-  clsort_status st =
-      clsort__host_array_get(ctx, SLOT_HOST_IN, keys_const, key_bytes, true, wrap, &k);
-  if (st == CLSORT_SUCCESS && job.value_size)
-    st = clsort__host_array_get(ctx, SLOT_HOST_AUX, values, value_bytes, !job.make_index, wrap,
-                                &v);
+  bool at = !wrap && origins_serve(ctx, o, &job, keys_const, values);
+  clsort__host_array k, v = {NULL, false, 0};
+  clsort_status st;
+  if (at) {
+    st = clsort__host_array_get_at(ctx, keys_const, key_bytes, &k);
+    if (st == CLSORT_SUCCESS && job.value_size)
+      st = clsort__host_array_get_at(ctx, values, value_bytes, &v);
+    job.keys_at = k.head / clsort_type_size(job.type);
+    job.vals_at = job.value_size ? v.head / job.value_size : 0;
+  } else {
+    st = clsort__host_array_get(ctx, SLOT_HOST_IN, keys_const, key_bytes, true, wrap, &k);
+    if (st == CLSORT_SUCCESS && job.value_size)
+      st = clsort__host_array_get(ctx, SLOT_HOST_AUX, values, value_bytes, !job.make_index,
+                                  wrap, &v);
+  }
   job.keys_in = k.mem;
   job.keys_out = job.make_index ? NULL : k.mem;
   job.vals_in = job.make_index ? NULL : v.mem;

@@ -57,7 +57,7 @@ static clsort_status top_k_host(clsort_context *ctx, clsort_type type, const voi
   clsort__sort_job job = clsort__make_job(type, n, o);
   job.value_size = is;
   /* The outputs are k elements: always staged. */
-  clsort__host_array in = {NULL, false}, ko = {NULL, false}, io = {NULL, false};
+  clsort__host_array in = {NULL, false, 0}, ko = {NULL, false, 0}, io = {NULL, false, 0};
   clsort_status st = keys_on_device(ctx, keys, n * ks, &in);
   if (st == CLSORT_SUCCESS && out_keys)
     st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, k * ks, false, false, &ko);

@@ -46,14 +46,18 @@ static clsort_status create(clsort_context *ctx, cl_mem_flags flags, size_t byte
   return CLSORT_SUCCESS;
 }
 
-bool clsort__can_wrap(const clsort_context *ctx, const void *p) {
+size_t clsort__wrap_alignment(const clsort_context *ctx) {
   cl_uint bits = 0;
-  if (!ctx->tuning.cpu_shape || !p ||
+  if (!ctx->tuning.cpu_shape ||
       clGetDeviceInfo(ctx->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) !=
           CL_SUCCESS)
-    return false;
-  uintptr_t align = bits >= 8 ? bits / 8 : 1;
-  return (uintptr_t)p % align == 0;
+    return 0;
+  return bits >= 8 ? bits / 8 : 1;
+}
+
+bool clsort__can_wrap(const clsort_context *ctx, const void *p) {
+  size_t align = clsort__wrap_alignment(ctx);
+  return align && p && (uintptr_t)p % align == 0;
 }
 
 clsort_status clsort__wrap_host(clsort_context *ctx, void *p, size_t bytes, cl_mem *out) {

@@ -321,6 +321,9 @@ clsort_status clsort__create_buffer(clsort_context *ctx, cl_mem_flags flags, siz
  * (CL_DEVICE_MEM_BASE_ADDR_ALIGN), so that CL_MEM_USE_HOST_PTR copies
  * nothing. */
 bool clsort__can_wrap(const clsort_context *ctx, const void *p);
+/* The alignment (bytes) that clsort__can_wrap asks of host memory; 0
+ * where host memory is never used in place (not the CPU shape). */
+size_t clsort__wrap_alignment(const clsort_context *ctx);
 /* A buffer over `bytes` of host memory at p (CL_MEM_USE_HOST_PTR), through
  * the allocation hook like every other. */
 clsort_status clsort__wrap_host(clsort_context *ctx, void *p, size_t bytes, cl_mem *out);

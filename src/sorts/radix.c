@@ -338,8 +338,9 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
   if (n == 1) {
     if (!job->make_index) return CLSORT_SUCCESS;
     cl_ulong zero = 0;
-    return CL_CHECK(clEnqueueFillBuffer(ctx->queue, job->vals_out, &zero, job->value_size, 0,
-                                        job->value_size, 0, NULL, NULL));
+    return CL_CHECK(clEnqueueFillBuffer(ctx->queue, job->vals_out, &zero, job->value_size,
+                                        job->vals_at * job->value_size, job->value_size, 0,
+                                        NULL, NULL));
   }
   if (uses_nv_path(ctx)) return nv_radix_sort(ctx, job);
   if (ctx->tuning.cpu_shape) return clsort__radix_sort_cpu(ctx, job);

@@ -22,6 +22,15 @@ typedef struct rc_kernels {
   cl_kernel count, scan, scatter, copy, buckets;
 } rc_kernels;
 
+/* Keys and their values in one pair of buffers, from their origins:
+ * elements before the place's first key and first value in k and v (a
+ * caller's host array wrapped from an aligned address before it, src/api/
+ * sort.c; 0 for the sort's own buffers). */
+typedef struct rc_place {
+  cl_mem k, v;
+  size_t k_at, v_at;
+} rc_place;
+
 /* One sort's state. Keys move raw -> order bits (first scatter or copy)
  * -> raw (last pass, into KO). */
 typedef struct rc_sort {
@@ -29,9 +38,9 @@ typedef struct rc_sort {
   const clsort__sort_job *job;
   rc_kernels k;
   size_t ks, vs, n;
-  cl_mem ki, vi;         /* the input (vi: any buffer when there are no values) */
-  cl_mem s, sv;          /* scratch: keys and values in order bits */
-  cl_mem ko, vo;         /* the output (ko: scratch for an argsort) */
+  rc_place in;           /* the input (its v: any buffer when there are no values) */
+  rc_place scratch;      /* keys and values in order bits */
+  rc_place out;          /* the output (its k: scratch for an argsort) */
   cl_mem table, starts, masks;
   size_t cap;            /* the most keys of a bucket that local memory holds */
   unsigned skew;         /* keys between buckets in scratch: one 64-byte line */
@@ -102,15 +111,23 @@ static clsort_status acquire(rc_sort *r) {
   /* Scratch holds the keys with a line between buckets. */
   r->skew = (unsigned)(64 / r->ks);
   size_t spaced = n + bins * r->skew;
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, spaced * r->ks, &r->s));
-  r->ko = job->keys_out;
-  if (!r->ko) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * r->ks, &r->ko));
-  r->ki = job->keys_in;
-  r->sv = r->vo = r->vi = r->s; /* keys only: the kernels never touch them */
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, spaced * r->ks, &r->scratch.k));
+  r->out.k = job->keys_out;
+  r->out.k_at = job->keys_at;
+  if (!r->out.k) {
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * r->ks, &r->out.k));
+    r->out.k_at = 0;
+  }
+  r->in.k = job->keys_in;
+  r->in.k_at = job->keys_at;
+  /* keys only: the kernels never touch the values */
+  r->scratch.v = r->out.v = r->in.v = r->scratch.k;
   if (r->vs) {
-    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, spaced * r->vs, &r->sv));
-    r->vo = job->vals_out;
-    r->vi = job->vals_in ? job->vals_in : r->sv;
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, spaced * r->vs, &r->scratch.v));
+    r->out.v = job->vals_out;
+    r->out.v_at = job->vals_at;
+    r->in.v = job->vals_in ? job->vals_in : r->scratch.v;
+    r->in.v_at = job->vals_in ? job->vals_at : 0;
   }
   r->mask_at = (bins + 1) * offset_size(r);
   r->host = clsort__malloc(ctx, r->mask_at + 2 * groups * r->ks);
@@ -138,14 +155,14 @@ static clsort_status acquire(rc_sort *r) {
 }
 
 /* ------------------------------------------------------------ launches */
-static clsort_status count(rc_sort *r, cl_mem keys, size_t base, size_t len, unsigned shift,
+static clsort_status count(rc_sort *r, rc_place keys, size_t base, size_t len, unsigned shift,
                            unsigned width, bool transform, bool masks) {
   clsort__chunks c = chunks_of(r, len);
-  cl_ulong base64 = base, len64 = len, chunk64 = c.chunk;
+  cl_ulong base64 = keys.k_at + base, len64 = len, chunk64 = c.chunk;
   cl_uint shift32 = shift, width32 = width;
   cl_int tr = transform;
   cl_mem m = masks ? r->masks : NULL;
-  clsort__arg args[] = {ARG(keys), ARG(base64),  ARG(len64),   ARG(chunk64),
+  clsort__arg args[] = {ARG(keys.k), ARG(base64),  ARG(len64),   ARG(chunk64),
                         ARG(shift32), ARG(width32), ARG(tr),  ARG(r->kind),
                         ARG(r->desc), ARG(r->table), ARG(m)};
   FORWARD_IF_ERROR(clsort__launch(r->ctx, r->k.count, c.groups, 1, 11, args, 0, NULL, NULL));
@@ -155,34 +172,46 @@ static clsort_status count(rc_sort *r, cl_mem keys, size_t base, size_t len, uns
   return clsort__launch(r->ctx, r->k.scan, 1, 1, 4, scan, 0, NULL, NULL);
 }
 
-/* Scatters [base, base + len) of kin/vin by the digit into kout/vout from
- * `to` on; skew: keys between the runs of consecutive digits there (0:
- * none). */
-static clsort_status scatter(rc_sort *r, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
-                             size_t base, size_t to, size_t len, unsigned shift, unsigned width,
-                             unsigned skew, bool first) {
-  clsort__chunks c = chunks_of(r, len);
-  cl_ulong base64 = base, to64 = to, len64 = len, chunk64 = c.chunk;
-  cl_uint shift32 = shift, width32 = width, skew32 = skew;
-  cl_int f = first, mi = first && r->make_index;
-  clsort__arg args[] = {ARG(kin),     ARG(kout),    ARG(vin),      ARG(vout),    ARG(base64),
-                        ARG(to64),    ARG(len64),   ARG(chunk64),  ARG(shift32), ARG(width32),
-                        ARG(skew32),  ARG(f),       ARG(r->kind),  ARG(r->desc), ARG(r->table),
-                        ARG(mi)};
-  return clsort__launch(r->ctx, r->k.scatter, c.groups, 1, 16, args, 0, NULL, NULL);
+/* The origins of a kernel's four buffers (radix_cpu.cl's `at`). */
+static cl_ulong4 origins(rc_place from, rc_place to) {
+  cl_ulong4 at;
+  at.s[0] = from.k_at;
+  at.s[1] = from.v_at;
+  at.s[2] = to.k_at;
+  at.s[3] = to.v_at;
+  return at;
 }
 
-/* Copies [from, from + len) of kin/vin to [to, to + len) of kout/vout,
- * converting keys to order bits (first) or back (last). */
-static clsort_status copy(rc_sort *r, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
-                          size_t from, size_t to, size_t len, bool first, bool last) {
+/* Scatters [base, base + len) of `from` by the digit into `to` from
+ * `to_at` on; skew: keys between the runs of consecutive digits there (0:
+ * none). */
+static clsort_status scatter(rc_sort *r, rc_place from, rc_place to, size_t base, size_t to_at,
+                             size_t len, unsigned shift, unsigned width, unsigned skew,
+                             bool first) {
   clsort__chunks c = chunks_of(r, len);
-  cl_ulong from64 = from, to64 = to, len64 = len, chunk64 = c.chunk;
+  cl_ulong4 at = origins(from, to);
+  cl_ulong base64 = base, to64 = to_at, len64 = len, chunk64 = c.chunk;
+  cl_uint shift32 = shift, width32 = width, skew32 = skew;
+  cl_int f = first, mi = first && r->make_index;
+  clsort__arg args[] = {ARG(from.k),  ARG(to.k),    ARG(from.v),   ARG(to.v),    ARG(at),
+                        ARG(base64),  ARG(to64),    ARG(len64),    ARG(chunk64), ARG(shift32),
+                        ARG(width32), ARG(skew32),  ARG(f),        ARG(r->kind), ARG(r->desc),
+                        ARG(r->table), ARG(mi)};
+  return clsort__launch(r->ctx, r->k.scatter, c.groups, 1, 17, args, 0, NULL, NULL);
+}
+
+/* Copies [from_at, from_at + len) of `from` to [to_at, to_at + len) of
+ * `to`, converting keys to order bits (first) or back (last). */
+static clsort_status copy(rc_sort *r, rc_place from, rc_place to, size_t from_at, size_t to_at,
+                          size_t len, bool first, bool last) {
+  clsort__chunks c = chunks_of(r, len);
+  cl_ulong4 at = origins(from, to);
+  cl_ulong from64 = from_at, to64 = to_at, len64 = len, chunk64 = c.chunk;
   cl_int f = first, l = last, mi = first && r->make_index;
-  clsort__arg args[] = {ARG(kin),     ARG(kout), ARG(vin), ARG(vout),    ARG(from64),
-                        ARG(to64),    ARG(len64), ARG(chunk64), ARG(f), ARG(l),
-                        ARG(r->kind), ARG(r->desc), ARG(mi)};
-  return clsort__launch(r->ctx, r->k.copy, c.groups, 1, 13, args, 0, NULL, NULL);
+  clsort__arg args[] = {ARG(from.k),  ARG(to.k),    ARG(from.v),   ARG(to.v), ARG(at),
+                        ARG(from64),  ARG(to64),    ARG(len64),    ARG(chunk64), ARG(f),
+                        ARG(l),       ARG(r->kind), ARG(r->desc),  ARG(mi)};
+  return clsort__launch(r->ctx, r->k.copy, c.groups, 1, 14, args, 0, NULL, NULL);
 }
 
 /* Passes over bits [lo, hi) in digits of at most `most` bits, as even as
@@ -211,11 +240,6 @@ static unsigned chunk_digit_max(const clsort_context *ctx, size_t ks, size_t vs,
   return b;
 }
 
-/* Keys and their values in one pair of buffers. */
-typedef struct rc_place {
-  cl_mem k, v;
-} rc_place;
-
 /* Sorts the buckets (of the `buckets` starts in r->starts, relative to a
  * range of len keys) that hold at most r->cap keys, by bits [lo, hi):
  * from `from` (order bits, bucket b at in_at + its start + b * skew) to
@@ -224,14 +248,15 @@ static clsort_status sort_buckets(rc_sort *r, rc_place from, size_t in_at, rc_pl
                                   size_t out_at, size_t len, size_t buckets, unsigned skew,
                                   size_t groups, unsigned lo, unsigned hi) {
   cl_ulong len64 = len, in64 = in_at, out64 = out_at, cap64 = r->cap;
+  cl_ulong4 at = origins(from, to);
   cl_uint b32 = (cl_uint)buckets, skew32 = skew, lo32 = lo, hi32 = hi > lo ? hi : lo;
   cl_uint bits = low_digit(r, lo, hi);
-  clsort__arg args[] = {ARG(from.k),  ARG(from.v),    ARG(to.k),   ARG(to.v),
+  clsort__arg args[] = {ARG(from.k),  ARG(from.v),    ARG(to.k),   ARG(to.v),  ARG(at),
                         ARG(in64),    ARG(out64),     ARG(len64),  ARG(r->starts),
                         ARG(b32),     ARG(skew32),    ARG(cap64),  ARG(lo32),
                         ARG(hi32),    ARG(bits),      ARG(r->kind), ARG(r->desc),
                         ARG_LOCAL(2 * r->cap * r->ks), ARG_LOCAL(r->vs ? 2 * r->cap * r->vs : 16)};
-  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 18, args, 0, NULL, NULL);
+  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 19, args, 0, NULL, NULL);
 }
 
 /* --------------------------------------------------------------- plans */
@@ -327,17 +352,17 @@ static clsort_status sort_range(rc_sort *r, rc_place data, size_t at, rc_place s
   rc_bits v;
   unsigned width = top_width(r, len, top - begin, 2), shift = top - width;
   size_t buckets = (size_t)1 << width;
-  FORWARD_IF_ERROR(count(r, data.k, at, len, shift, width, false, true));
+  FORWARD_IF_ERROR(count(r, data, at, len, shift, width, false, true));
   FORWARD_IF_ERROR(read_back(r, chunks_of(r, len).groups, buckets + 1, begin, top, &v));
   if (v.hi == 0) {
     rc_place to = in_data ? data : spare;
-    return copy(r, data.k, to.k, data.v, to.v, at, in_data ? at : spare_at, len, false, true);
+    return copy(r, data, to, at, in_data ? at : spare_at, len, false, true);
   }
   if (v.hi + 2 < shift + width || v.hi <= shift) {
     width = top_width(r, len, v.hi - v.lo, 2);
     shift = v.hi - width;
     buckets = (size_t)1 << width;
-    FORWARD_IF_ERROR(count(r, data.k, at, len, shift, width, false, false));
+    FORWARD_IF_ERROR(count(r, data, at, len, shift, width, false, false));
     FORWARD_IF_ERROR(read_back(r, 0, buckets + 1, begin, top, &v));
   }
   clsort__debug("radix_cpu: %zu keys at depth %zu, digit bits [%u, %u)%s", len, depth, shift,
@@ -346,8 +371,7 @@ static clsort_status sort_range(rc_sort *r, rc_place data, size_t at, rc_place s
   for (size_t b = 0; b <= buckets; b++) starts[b] = start_at(r, b);
   unsigned lo = v.lo < shift ? v.lo : shift;
   size_t groups = (size_t)r->ctx->compute_units * 4;
-  FORWARD_IF_ERROR(
-      scatter(r, data.k, spare.k, data.v, spare.v, at, spare_at, len, shift, width, 0, false));
+  FORWARD_IF_ERROR(scatter(r, data, spare, at, spare_at, len, shift, width, 0, false));
   FORWARD_IF_ERROR(sort_buckets(r, spare, spare_at, in_data ? data : spare,
                                 in_data ? at : spare_at, len, buckets, 0, groups, lo, shift));
   for (size_t b = 0; b < buckets; b++) {
@@ -380,14 +404,14 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
     return st;
   }
   size_t n = r.n, bucket_groups = (size_t)ctx->compute_units * 4;
-  rc_place scratch = {r.s, r.sv}, out = {r.ko, r.vo};
+  rc_place scratch = r.scratch, out = r.out;
   unsigned begin = job->begin_bit, end = job->end_bit;
   /* Nothing may fail once the first launch writes the caller's buffers:
    * everything is acquired above. */
   if (n <= SMALL_KEYS && n <= r.cap) {
     /* One bucket: into scratch as order bits, then one work-item. */
     cl_ulong zero = 0, total = n;
-    GOTO_IF_ERROR(copy(&r, r.ki, r.s, r.vi, r.sv, 0, 0, n, true, false));
+    GOTO_IF_ERROR(copy(&r, r.in, scratch, 0, 0, n, true, false));
     GOTO_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, r.starts, &zero, offset_size(&r), 0,
                                                offset_size(&r), 0, NULL, NULL)));
     GOTO_IF_ERROR(CL_CHECK(clEnqueueFillBuffer(ctx->queue, r.starts, &total, offset_size(&r),
@@ -401,25 +425,25 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
   unsigned width = top_width(&r, n, end - begin, 0), shift = end - width;
   size_t groups = chunks_of(&r, n).groups;
   rc_bits v;
-  GOTO_IF_ERROR(count(&r, r.ki, 0, n, shift, width, true, true));
+  GOTO_IF_ERROR(count(&r, r.in, 0, n, shift, width, true, true));
   GOTO_IF_ERROR(read_back(&r, groups, ((size_t)1 << width) + 1, begin, end, &v));
   if (v.hi == 0) {
     /* Every key has the same bits in the range: the input is in order.
      * An argsort still needs its indices; a separate output its keys. */
-    if (r.make_index || r.ko != r.ki || (r.vs && r.vo != r.vi))
-      GOTO_IF_ERROR(copy(&r, r.ki, r.ko, r.vi, r.vo, 0, 0, n, true, true));
+    if (r.make_index || r.out.k != r.in.k || (r.vs && r.out.v != r.in.v))
+      GOTO_IF_ERROR(copy(&r, r.in, out, 0, 0, n, true, true));
     goto cleanup;
   }
   if (v.hi + 2 < shift + width || v.hi <= shift) {
     unsigned w = top_width(&r, n, v.hi - v.lo, 0);
     shift = v.hi - w;
     width = w;
-    GOTO_IF_ERROR(count(&r, r.ki, 0, n, shift, width, true, false));
+    GOTO_IF_ERROR(count(&r, r.in, 0, n, shift, width, true, false));
     GOTO_IF_ERROR(read_back(&r, 0, ((size_t)1 << width) + 1, begin, end, &v));
   }
   size_t buckets = (size_t)1 << width;
   unsigned lo = v.lo < shift ? v.lo : shift;
-  GOTO_IF_ERROR(scatter(&r, r.ki, r.s, r.vi, r.sv, 0, 0, n, shift, width, r.skew, true));
+  GOTO_IF_ERROR(scatter(&r, r.in, scratch, 0, 0, n, shift, width, r.skew, true));
   GOTO_IF_ERROR(sort_buckets(&r, scratch, 0, out, 0, n, buckets, r.skew, bucket_groups, lo, shift));
   clsort__debug("radix_cpu: n = %zu, top digit bits [%u, %u), bits [%u, %u) in buckets of at most "
                 "%zu keys", n, shift, shift + width, lo, shift, r.cap);

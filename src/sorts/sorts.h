@@ -19,6 +19,12 @@ typedef struct clsort__sort_job {
   bool descending;
   cl_mem keys_in, keys_out;
   cl_mem vals_in, vals_out;
+  /* Where the keys (in keys_in and keys_out) and the values (in vals_in
+   * and vals_out) start in their buffers, in elements: nonzero only for a
+   * caller's host array used in place on a CPU device from the aligned
+   * address before it, and only for the jobs that clsort__takes_origins
+   * accepts (api/dispatch.c); every other job has 0. */
+  size_t keys_at, vals_at;
   size_t value_size;
   bool make_index;
   bool stable; /* the segmented small sort: ties keep their input order */

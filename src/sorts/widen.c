@@ -22,13 +22,13 @@ static clsort_status widen_kernel(clsort_context *ctx, clsort_type type, const c
 
 static clsort_status launch(clsort_context *ctx, const clsort__sort_job *job, cl_kernel k,
                             cl_mem in, cl_mem out) {
-  cl_ulong n64 = job->n;
+  cl_ulong n64 = job->n, at64 = job->keys_at;
   int kind = clsort__key_kind(job->type);
   size_t wg = ctx->tuning.wg_size;
   clsort__chunks c = clsort__chunking(ctx, job->n, clsort__tile(ctx));
-  clsort__arg args[] = {ARG(in), ARG(n64), ARG(kind), ARG(out)};
+  clsort__arg args[] = {ARG(in), ARG(n64), ARG(kind), ARG(out), ARG(at64)};
   return clsort__launch(ctx, k, clsort__min(c.groups * wg, clsort__div_up(job->n, wg) * wg), wg,
-                        4, args, 0, NULL, NULL);
+                        5, args, 0, NULL, NULL);
 }
 
 clsort_status clsort__widen_job(clsort_context *ctx, const clsort__sort_job *job, bool whole_keys,
@@ -43,6 +43,7 @@ clsort_status clsort__widen_job(clsort_context *ctx, const clsort__sort_job *job
   wide->type = CLSORT_U32;
   wide->keys_in = keys;
   wide->keys_out = job->keys_out ? keys : NULL;
+  wide->keys_at = 0; /* the values keep their origin */
   /* The order key's bits are the wide key's low bits; the comparison
    * sorts compare all 32 (the high ones are zero). */
   if (whole_keys) wide->end_bit = 32;

@@ -488,6 +488,95 @@ T_TEST(sort_scratch_memory) {
   }
 }
 
+/* Host arrays at every alignment. On a CPU device the radix sort uses
+ * them in place from the aligned address before them (kernels add the
+ * origin), the other sorts stage them; an array not aligned to its own
+ * elements is always staged. Keys and values at different offsets from a
+ * page, each with poison before and after it that no form may touch.
+ * _i: the type (the six wide types, then u8 and f16, which the radix sort
+ * widens). */
+static const clsort_type origin_types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32, CLSORT_U64,
+                                           CLSORT_I64, CLSORT_F64, CLSORT_U8,  CLSORT_F16};
+#define NORIGIN_TYPES (sizeof origin_types / sizeof origin_types[0])
+
+/* A page-aligned block of `bytes` + 8 KB, all poison; returns the place
+ * `offset` bytes past its first page boundary. */
+static unsigned char *poisoned_at(size_t bytes, size_t offset, unsigned char **block,
+                                  size_t *block_bytes) {
+  *block_bytes = bytes + 8192;
+  *block = t_alloc(*block_bytes);
+  t_poison(*block, *block_bytes);
+  uintptr_t page = ((uintptr_t)*block + 4095) & ~(uintptr_t)4095;
+  return (unsigned char *)page + offset;
+}
+
+T_TEST(sort_host_origins) {
+  clsort_type t = origin_types[_i];
+  if (t_skip_type(t)) return;
+  size_t es = clsort_type_size(t);
+  t_rng r;
+  t_rng_init(&r, "sort_host_origins");
+  r.s[0] ^= (uint64_t)_i;
+  /* One bucket (a single work-item), and the top scatter with its buckets. */
+  static const size_t sizes[] = {1000, 100003};
+  /* Byte offsets from a page: aligned, one element in, 16 (malloc's), odd
+   * lines, one element short of 128, and one not a multiple of the key. */
+  static const size_t key_offsets[] = {0, 8, 16, 72, 120, 3};
+  static const clsort_algorithm algorithms[] = {CLSORT_RADIX, CLSORT_AUTO, CLSORT_MERGE};
+  for (size_t si = 0; si < 2; si++) {
+    size_t n = sizes[si];
+    unsigned char *keys = t_alloc(n * es);
+    t_gen_keys(&r, t, D_UNIFORM, keys, n);
+    for (size_t ko = 0; ko < sizeof key_offsets / sizeof key_offsets[0]; ko++)
+      for (int m = 0; m < M_COUNT; m++) {
+        size_t koff = key_offsets[ko];
+        size_t vs = t_mode_payload[m], voff = (koff + 40 + 8 * (size_t)m) % 128;
+        bool indices = t_mode_is_argsort(m);
+        clsort_algorithm a = algorithms[(ko + (size_t)m) % 3];
+        /* Stable, so that every payload has one answer (and AUTO picks
+         * the radix sort at every size). */
+        clsort_options o = {a, ((ko + si) % 2 ? CLSORT_DESCENDING : 0u) | CLSORT_STABLE, 0u, 0u};
+        t_label("%s %s n=%zu %s, keys %zu and %s %zu bytes past a page", t_mode_names[m],
+                clsort_type_name(t), n, t_opt_name(&o), koff, vs ? "payload" : "(none)", voff);
+        unsigned char *kb, *vb = NULL;
+        size_t kbb, vbb = 0;
+        unsigned char *k = poisoned_at(n * es, koff, &kb, &kbb), *v = NULL;
+        memcpy(k, keys, n * es);
+        if (vs) {
+          v = poisoned_at(n * vs, voff, &vb, &vbb);
+          if (!indices) t_fill_pair_values(v, vs, n);
+        }
+        if (m == M_KEYS)
+          ASSERT_OK(clsort_sort(T_CTX, t, k, n, &o));
+        else if (!indices)
+          ASSERT_OK(clsort_sort_pairs(T_CTX, t, k, v, vs, n, &o));
+        else
+          ASSERT_OK(clsort_argsort(T_CTX, t, k, v, vs, n, &o));
+        size_t *perm = t_ref_permutation(t, keys, n, &o);
+        unsigned char *want = t_alloc(n * es);
+        t_gather(keys, perm, n, es, want);
+        ASSERT_POISON(kb, 0, (size_t)(k - kb));
+        ASSERT_POISON(kb, (size_t)(k - kb) + n * es, kbb);
+        if (indices) {
+          ASSERT_EQ_ELEMS(k, keys, n, es);
+        } else {
+          t_check_sorted(t, k, n, &o);
+          ASSERT_EQ_ELEMS(k, want, n, es);
+        }
+        if (vs) {
+          t_check_payload_exact(v, vs, perm, n, indices);
+          ASSERT_POISON(vb, 0, (size_t)(v - vb));
+          ASSERT_POISON(vb, (size_t)(v - vb) + n * vs, vbb);
+          t_release_now(vb);
+        }
+        t_release_now(want);
+        t_release_now(perm);
+        t_release_now(kb);
+      }
+    t_release_now(keys);
+  }
+}
+
 /* n == 0 and NULL arrays: success, nothing touched; the buffer form still
  * gives an event, after its wait list. */
 T_TEST(sort_zero_length) {
@@ -648,6 +737,7 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_test(tc, sort_buffer_gated);
       tcase_add_test(tc, sort_zero_length);
       tcase_add_loop_test(tc, sort_scratch_memory, 0, 2);
+      tcase_add_loop_test(tc, sort_host_origins, 0, (int)NORIGIN_TYPES);
     }
     if (t_part_selected("levels")) {
       TCase *tc = t_shape_tcase(s, "levels", chunks_setup);
