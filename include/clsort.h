@@ -352,8 +352,8 @@ CLSORT_API clsort_status clsort_default_device(unsigned *platform, unsigned *dev
  * sorted there, and copied back; on a CPU device, arrays aligned as it wants
  * (CL_DEVICE_MEM_BASE_ADDR_ALIGN: 128 bytes on PoCL) are sorted in place
  * with no copy, and so are arrays aligned to their elements (as from
- * malloc) when the radix sort runs (CLSORT_RADIX, or CLSORT_AUTO where it
- * picks it). On any error the arrays are unmodified.
+ * malloc) for every algorithm but CLSORT_SAMPLE. On any error the arrays
+ * are unmodified.
  *
  * clsort_sort_pairs moves `values` (value_size bytes each: 4 or 8) with
  * their keys. clsort_argsort leaves `keys` untouched and writes into

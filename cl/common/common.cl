@@ -51,6 +51,17 @@
  * the rest of the program uses. No barriers, no local atomics. */
 #define CPU_KERNEL __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 
+/* A CPU sort's kernels may be given a caller's host array, used in place
+ * from the aligned address before it (src/api/sort.c): each pair of key
+ * and value buffers comes with `at`, the elements before the pair's first
+ * key and first value (sorts.h's keys_at and vals_at; 0 for scratch).
+ * CPU_AT moves the pair there first; every index after is relative. */
+#define CPU_AT(k, v, at) \
+  do {                   \
+    (k) += (at).s0;      \
+    (v) += (at).s1;      \
+  } while (0)
+
 /* CPU_STREAM(v, p): stores the vector v, a whole 64-byte-aligned line, to
  * *p without reading the line into the caches first, where the compiler
  * offers such a store (clang, as in PoCL); else a plain store. The

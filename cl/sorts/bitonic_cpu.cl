@@ -43,8 +43,13 @@
  * With to_bits the keys are stored as order bits for the merge stages;
  * without (one chunk is the whole sort) they stay keys. */
 CPU_KERNEL void bcpu_chunks(const global KEY_T *keys_in, const global VALUE_T *vals_in,
-                            global KEY_T *out, global VALUE_T *vout, ulong n, ulong chunk,
-                            int kind, int desc, int make_index, int to_bits) {
+                            global KEY_T *out, global VALUE_T *vout, ulong2 in_at,
+                            ulong2 out_at, ulong n, ulong chunk, int kind, int desc,
+                            int make_index, int to_bits) {
+  /* The pairs' origins, as every kernel here takes them: common.cl's
+   * CPU_AT. */
+  CPU_AT(keys_in, vals_in, in_at);
+  CPU_AT(out, vout, out_at);
   const key_flips f = key_flips_for(kind, desc), none = key_flips_none();
   const key_flips copy = to_bits ? f : none, order = to_bits ? none : f;
   const ulong lo = (ulong)get_group_id(0) * chunk, hi = min(lo + chunk, n);
@@ -89,8 +94,9 @@ CPU_KERNEL void bcpu_chunks(const global KEY_T *keys_in, const global VALUE_T *v
  * coset chunk: 2^r rows of consecutive elements, forwards or backwards.
  * Work-item g takes strips [g * per, (g + 1) * per) of `strips` in all,
  * skipping those whose elements all lie at or past n. */
-CPU_KERNEL void bcpu_cross(global KEY_T *keys, global VALUE_T *vals, ulong n, ulong chunk,
-                           uint lo, uint r, int flip, ulong strips, ulong per) {
+CPU_KERNEL void bcpu_cross(global KEY_T *keys, global VALUE_T *vals, ulong2 at, ulong n,
+                           ulong chunk, uint lo, uint r, int flip, ulong strips, ulong per) {
+  CPU_AT(keys, vals, at);
   KEY_T K[BC_ROWS][BC_STRIP];
 #if HAS_VALUES
   VALUE_T V[BC_ROWS][BC_STRIP];
@@ -173,8 +179,10 @@ CPU_KERNEL void bcpu_cross(global KEY_T *keys, global VALUE_T *vals, ulong n, ul
  * of the two each time, into the same range of dst. With to_keys (the
  * last stage) dst gets the keys themselves. */
 CPU_KERNEL void bcpu_finish(const global KEY_T *src, const global VALUE_T *vsrc,
-                            global KEY_T *dst, global VALUE_T *vdst, ulong n, ulong chunk,
-                            int kind, int desc, int to_keys) {
+                            global KEY_T *dst, global VALUE_T *vdst, ulong2 src_at,
+                            ulong2 dst_at, ulong n, ulong chunk, int kind, int desc, int to_keys) {
+  CPU_AT(src, vsrc, src_at);
+  CPU_AT(dst, vdst, dst_at);
   const key_flips f = to_keys ? key_flips_for(kind, desc) : key_flips_none();
   const ulong lo = (ulong)get_group_id(0) * chunk;
   const ulong len = min(chunk, n - lo);

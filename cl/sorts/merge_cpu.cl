@@ -80,11 +80,15 @@ inline ulong mc_corank(const global KEY_T *kin, ulong a, ulong na, ulong b, ulon
 
 /* Step 1. Work-item g sorts keys_in[g * block, ...) (and its values, or
  * its positions when make_index) into the same range of out/vout, using
- * the range of tmp/vtmp between passes. */
+ * the range of tmp/vtmp between passes. in_at, out_at, tmp_at: the pairs'
+ * origins (common.cl's CPU_AT). */
 CPU_KERNEL void mcpu_runs(const global KEY_T *keys_in, const global VALUE_T *vals_in,
                           global KEY_T *out, global VALUE_T *vout, global KEY_T *tmp,
-                          global VALUE_T *vtmp, ulong n, ulong block, int kind, int desc,
-                          int make_index) {
+                          global VALUE_T *vtmp, ulong2 in_at, ulong2 out_at, ulong2 tmp_at,
+                          ulong n, ulong block, int kind, int desc, int make_index) {
+  CPU_AT(keys_in, vals_in, in_at);
+  CPU_AT(out, vout, out_at);
+  CPU_AT(tmp, vtmp, tmp_at);
   const key_flips f = key_flips_for(kind, desc);
   const ulong lo = (ulong)get_group_id(0) * block, len = min(block, n - lo);
 #if !HAS_VALUES
@@ -146,10 +150,13 @@ CPU_KERNEL void mcpu_runs(const global KEY_T *keys_in, const global VALUE_T *val
 }
 
 /* Step 2. Merges the pairs of sorted runs of `run` keys of keys_in into
- * keys_out (values likewise); work-item g writes [g * chunk, ...). */
+ * keys_out (values likewise); work-item g writes [g * chunk, ...). in_at,
+ * out_at: the pairs' origins (common.cl's CPU_AT). */
 CPU_KERNEL void mcpu_merge(const global KEY_T *keys_in, global KEY_T *keys_out,
-                           const global VALUE_T *vals_in, global VALUE_T *vals_out, ulong n,
-                           ulong run, ulong chunk, int kind, int desc) {
+                           const global VALUE_T *vals_in, global VALUE_T *vals_out, ulong2 in_at,
+                           ulong2 out_at, ulong n, ulong run, ulong chunk, int kind, int desc) {
+  CPU_AT(keys_in, vals_in, in_at);
+  CPU_AT(keys_out, vals_out, out_at);
   const key_flips f = key_flips_for(kind, desc);
   const ulong begin = (ulong)get_group_id(0) * chunk;
   if (begin >= n) return;

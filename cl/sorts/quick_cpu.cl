@@ -97,10 +97,14 @@ inline ulong qc_count_left(const global KEY_T *keys, ulong lo, ulong hi, KEY_T p
 }
 
 /* Chunk g's left count, its segment's pivot and whether keys equal to it
- * go left, at aux[results_at + 3g]. */
+ * go left, at aux[results_at + 3g]. Like every kernel here it takes the
+ * origins of the input's pair (at0) and of the output's (at2), as
+ * common.cl's CPU_AT; scratch (1) has none. */
 CPU_KERNEL void qcpu_count(global KEY_T *keys0, global KEY_T *keys1, global KEY_T *keys2,
-                           global ulong *aux, ulong results_at, uint samples, int kind,
-                           int desc) {
+                           ulong2 at0, ulong2 at2, global ulong *aux, ulong results_at,
+                           uint samples, int kind, int desc) {
+  keys0 += at0.s0;
+  keys2 += at2.s0;
   const size_t g = get_group_id(0);
   const global ulong *e = aux + QC_WORDS * g;
   const ulong flags = e[4];
@@ -150,8 +154,10 @@ inline void qc_split(const global KEY_T *restrict ks, const global VALUE_T *rest
  * argsort). */
 CPU_KERNEL void qcpu_scatter(global KEY_T *keys0, global KEY_T *keys1, global KEY_T *keys2,
                              global VALUE_T *vals0, global VALUE_T *vals1, global VALUE_T *vals2,
-                             const global ulong *aux, ulong results_at, int make_index, int kind,
-                             int desc) {
+                             ulong2 at0, ulong2 at2, const global ulong *aux, ulong results_at,
+                             int make_index, int kind, int desc) {
+  CPU_AT(keys0, vals0, at0);
+  CPU_AT(keys2, vals2, at2);
   const size_t g = get_group_id(0);
   const global ulong *e = aux + QC_WORDS * g, *r = aux + results_at + 3 * g;
   const ulong flags = e[4], lo = e[2], hi = e[3], left = e[5], right = e[6];
@@ -203,8 +209,10 @@ inline void qc_leaf(global KEY_T *keys0, global KEY_T *keys1, global KEY_T *keys
  * packs the bins evenly. */
 CPU_KERNEL void qcpu_leaves(global KEY_T *keys0, global KEY_T *keys1, global KEY_T *keys2,
                             global VALUE_T *vals0, global VALUE_T *vals1, global VALUE_T *vals2,
-                            const global ulong *aux, ulong bins_at, int make_index, int kind,
-                            int desc) {
+                            ulong2 at0, ulong2 at2, const global ulong *aux, ulong bins_at,
+                            int make_index, int kind, int desc) {
+  CPU_AT(keys0, vals0, at0);
+  CPU_AT(keys2, vals2, at2);
   const size_t g = get_group_id(0);
   const global ulong *list = aux, *bins = aux + bins_at;
   const key_flips f = key_flips_for(kind, desc);

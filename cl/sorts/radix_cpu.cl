@@ -40,13 +40,9 @@
  * g of G owns [g * chunk, min(len, (g + 1) * chunk)) of it. Tables are
  * digit-major: table[d * G + g].
  *
- * Kernels that move keys with their values take `at`, the origins of
- * their buffers in elements (input keys, input values, output keys,
- * output values): a caller's host array that is not aligned as the device
- * wants is used in place through a buffer that starts at the aligned
- * address before it (src/api/sort.c), so its keys and its values start
- * that many elements in. rc_origins applies them first; every index
- * below is relative to them.
+ * Kernels that move keys with their values take the origins of each pair
+ * of buffers (common.cl's CPU_AT): in_at for the input pair, out_at for
+ * the output pair.
  */
 #if !defined(HAS_VALUES) || !defined(OFFSET_T) || !defined(RC_BITS) || !defined(RC_LOW_BITS) || \
     !defined(RC_WC)
@@ -78,15 +74,6 @@
 inline uint rc_digit(KEY_T bits, uint shift, uint mask) { return (uint)(bits >> shift) & mask; }
 
 #define KEYV8 CAT(KEY_T, 8)
-
-/* Moves the four buffers of a kernel to their origins (`at`, above). */
-#define rc_origins(kin, vin, kout, vout, at) \
-  do {                                       \
-    kin += (at).s0;                          \
-    vin += (at).s1;                          \
-    kout += (at).s2;                         \
-    vout += (at).s3;                         \
-  } while (0)
 
 /* The value a key at input position i carries. */
 #define RC_VALUE(vin, i, make_index) ((make_index) ? (VALUE_T)(i) : (vin)[i])
@@ -182,12 +169,13 @@ CPU_KERNEL void rcpu_scan(__global OFFSET_T *table, uint bins, ulong groups,
  * offsets per digit, and with RC_WC a line of keys (and values) per
  * digit. Invariant: next[d] = where the chunk's next key of digit d goes. */
 CPU_KERNEL void rcpu_scatter(__global const KEY_T *kin, __global KEY_T *kout,
-                             __global const VALUE_T *vin, __global VALUE_T *vout, ulong4 at,
-                             ulong base, ulong to, ulong len, ulong chunk, uint shift, uint width,
-                             uint skew, int first, int kind, int desc,
+                             __global const VALUE_T *vin, __global VALUE_T *vout, ulong2 in_at,
+                             ulong2 out_at, ulong base, ulong to, ulong len, ulong chunk,
+                             uint shift, uint width, uint skew, int first, int kind, int desc,
                              __global const OFFSET_T *table, int make_index) {
   __local OFFSET_T next[RC_BINS];
-  rc_origins(kin, vin, kout, vout, at);
+  CPU_AT(kin, vin, in_at);
+  CPU_AT(kout, vout, out_at);
   uint bins = 1u << width, mask = bins - 1u;
   ulong g = get_group_id(0), groups = get_num_groups(0);
   for (uint d = 0; d < bins; d++) next[d] = to + table[d * groups + g] + d * skew;
@@ -270,10 +258,11 @@ CPU_KERNEL void rcpu_scatter(__global const KEY_T *kin, __global KEY_T *kout,
  * converted to order bits (first) and back (last); with make_index the
  * values are the positions. */
 CPU_KERNEL void rcpu_copy(__global const KEY_T *kin, __global KEY_T *kout,
-                          __global const VALUE_T *vin, __global VALUE_T *vout, ulong4 at,
-                          ulong base, ulong to, ulong len, ulong chunk, int first, int last,
-                          int kind, int desc, int make_index) {
-  rc_origins(kin, vin, kout, vout, at);
+                          __global const VALUE_T *vin, __global VALUE_T *vout, ulong2 in_at,
+                          ulong2 out_at, ulong base, ulong to, ulong len, ulong chunk,
+                          int first, int last, int kind, int desc, int make_index) {
+  CPU_AT(kin, vin, in_at);
+  CPU_AT(kout, vout, out_at);
   key_flips fin = first ? key_flips_for(kind, desc) : key_flips_none();
   key_flips fout = last ? key_flips_for(kind, desc) : key_flips_none();
   ulong g = get_group_id(0);
@@ -464,12 +453,14 @@ inline void rc_stream_out(__local const KEY_T *sk, __local const VALUE_T *sv, __
  * larger than cap are left to the host. Local: `lk`/`lv`, 2 x cap keys
  * and values; the histograms, RC_LOW_PASSES x RC_LOW_BINS uints. */
 CPU_KERNEL void rcpu_buckets(__global KEY_T *keys, __global VALUE_T *vals, __global KEY_T *kout,
-                             __global VALUE_T *vout, ulong4 at, ulong in_at, ulong out_at,
-                             ulong n, __global const OFFSET_T *starts, uint buckets, uint skew,
-                             ulong cap, uint low_begin, uint low_end, uint low_bits, int kind,
-                             int desc, __local KEY_T *lk, __local VALUE_T *lv) {
+                             __global VALUE_T *vout, ulong2 keys_at, ulong2 kout_at,
+                             ulong in_at, ulong out_at, ulong n, __global const OFFSET_T *starts,
+                             uint buckets, uint skew, ulong cap, uint low_begin, uint low_end,
+                             uint low_bits, int kind, int desc, __local KEY_T *lk,
+                             __local VALUE_T *lv) {
   __local uint hist[RC_LOW_PASSES * RC_LOW_BINS];
-  rc_origins(keys, vals, kout, vout, at);
+  CPU_AT(keys, vals, keys_at);
+  CPU_AT(kout, vout, kout_at);
   ulong g = get_group_id(0), groups = get_num_groups(0);
   ulong lo = n / groups * g + n % groups * g / groups;
   ulong hi = n / groups * (g + 1) + n % groups * (g + 1) / groups;

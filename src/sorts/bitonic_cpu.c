@@ -64,16 +64,17 @@ static clsort_status kernel(clsort_context *ctx, const clsort__sort_job *job, co
 
 /* The steps at chunk bits [lo, lo + r) of `chunks` (a power of two), in
  * place: work-items of a run of strips each, several per compute unit. */
-static clsort_status cross(clsort_context *ctx, cl_kernel k, cl_mem keys, cl_mem vals, size_t n,
-                           size_t chunk, size_t chunks, unsigned lo, unsigned r, bool flip) {
+static clsort_status cross(clsort_context *ctx, cl_kernel k, cl_mem keys, cl_mem vals,
+                           cl_ulong2 at, size_t n, size_t chunk, size_t chunks, unsigned lo,
+                           unsigned r, bool flip) {
   cl_ulong n64 = n, chunk64 = chunk, strips = (chunks >> r) * (chunk / STRIP);
   cl_ulong cus = clsort__max(ctx->compute_units, 1u);
   cl_ulong per = clsort__max(clsort__div_up(strips, 8 * cus), 1);
   cl_uint lo32 = lo, r32 = r;
   int flip_arg = flip;
-  clsort__arg args[] = {ARG(keys),  ARG(vals),     ARG(n64),    ARG(chunk64), ARG(lo32),
-                        ARG(r32),   ARG(flip_arg), ARG(strips), ARG(per)};
-  return clsort__launch(ctx, k, clsort__div_up(strips, per), 1, 9, args, 0, NULL, NULL);
+  clsort__arg args[] = {ARG(keys), ARG(vals),     ARG(at),     ARG(n64), ARG(chunk64),
+                        ARG(lo32), ARG(r32),      ARG(flip_arg), ARG(strips), ARG(per)};
+  return clsort__launch(ctx, k, clsort__div_up(strips, per), 1, 10, args, 0, NULL, NULL);
 }
 
 clsort_status clsort__bitonic_sort_cpu(clsort_context *ctx, const clsort__sort_job *job) {
@@ -104,24 +105,27 @@ clsort_status clsort__bitonic_sort_cpu(clsort_context *ctx, const clsort__sort_j
   int kind = clsort__key_kind(job->type), desc = job->descending, make_index = job->make_index;
   int to_bits = stages > 0;
   unsigned cur = stages % 2;
-  clsort__arg chunk_args[] = {ARG(job->keys_in), ARG(vin),        ARG(K[cur]), ARG(V[cur]),
-                              ARG(n64),          ARG(chunk64),    ARG(kind),   ARG(desc),
-                              ARG(make_index),   ARG(to_bits)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, sort_chunks, chunks, 1, 10, chunk_args, 0, NULL, NULL));
+  cl_ulong2 in_at = clsort__pair_at(job, job->keys_in, vin);
+  cl_ulong2 at[2] = {clsort__pair_at(job, K[0], V[0]), clsort__pair_at(job, K[1], V[1])};
+  clsort__arg chunk_args[] = {ARG(job->keys_in), ARG(vin),     ARG(K[cur]), ARG(V[cur]),
+                              ARG(in_at),        ARG(at[cur]), ARG(n64),    ARG(chunk64),
+                              ARG(kind),         ARG(desc),    ARG(make_index), ARG(to_bits)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, sort_chunks, chunks, 1, 12, chunk_args, 0, NULL, NULL));
   for (unsigned j = 1; j <= stages; j++) {
     /* Stage j merges blocks of 2^j chunks: its steps at chunk bits
      * [0, j) in rounds of up to LOG_ROWS, the first a flip; then each
      * chunk's linear merge. */
     for (unsigned top = j; top > 0;) {
       unsigned r = clsort__min(LOG_ROWS, top);
-      FORWARD_IF_ERROR(cross(ctx, cross_k, K[cur], V[cur], n, chunk, (size_t)1 << stages, top - r,
-                             r, top == j));
+      FORWARD_IF_ERROR(cross(ctx, cross_k, K[cur], V[cur], at[cur], n, chunk,
+                             (size_t)1 << stages, top - r, r, top == j));
       top -= r;
     }
     int to_keys = j == stages;
-    clsort__arg args[] = {ARG(K[cur]), ARG(V[cur]), ARG(K[1 - cur]), ARG(V[1 - cur]), ARG(n64),
-                          ARG(chunk64), ARG(kind),  ARG(desc),       ARG(to_keys)};
-    FORWARD_IF_ERROR(clsort__launch(ctx, finish, chunks, 1, 9, args, 0, NULL, NULL));
+    clsort__arg args[] = {ARG(K[cur]),   ARG(V[cur]),      ARG(K[1 - cur]), ARG(V[1 - cur]),
+                          ARG(at[cur]),  ARG(at[1 - cur]), ARG(n64),        ARG(chunk64),
+                          ARG(kind),     ARG(desc),        ARG(to_keys)};
+    FORWARD_IF_ERROR(clsort__launch(ctx, finish, chunks, 1, 11, args, 0, NULL, NULL));
     cur = 1 - cur;
   }
   return CLSORT_SUCCESS;

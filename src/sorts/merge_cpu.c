@@ -83,20 +83,23 @@ clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job
   cl_ulong n64 = n, block64 = block, chunk64;
   int kind = clsort__key_kind(job->type), desc = job->descending, make_index = job->make_index;
   unsigned first = passes % 2;
-  clsort__arg run_args[] = {ARG(job->keys_in), ARG(vin),   ARG(K[first]), ARG(V[first]),
-                            ARG(K[1 - first]), ARG(V[1 - first]),        ARG(n64),
-                            ARG(block64),      ARG(kind),  ARG(desc),    ARG(make_index)};
+  cl_ulong2 in_at = clsort__pair_at(job, job->keys_in, vin);
+  cl_ulong2 at[2] = {clsort__pair_at(job, K[0], V[0]), clsort__pair_at(job, K[1], V[1])};
+  clsort__arg run_args[] = {ARG(job->keys_in), ARG(vin),       ARG(K[first]), ARG(V[first]),
+                            ARG(K[1 - first]), ARG(V[1 - first]), ARG(in_at), ARG(at[first]),
+                            ARG(at[1 - first]), ARG(n64),     ARG(block64),  ARG(kind),
+                            ARG(desc),         ARG(make_index)};
   size_t blocks = clsort__div_up(n, block);
-  FORWARD_IF_ERROR(clsort__launch(ctx, runs, blocks, 1, 11, run_args, 0, NULL, NULL));
+  FORWARD_IF_ERROR(clsort__launch(ctx, runs, blocks, 1, 14, run_args, 0, NULL, NULL));
   for (unsigned p = 0; p < passes; p++) {
     size_t run = block << p;
     unsigned from = (passes - p) % 2;
     chunk64 = chunk < 2 * run ? chunk : 2 * run;
     cl_ulong run64 = run;
-    clsort__arg args[] = {ARG(K[from]), ARG(K[1 - from]), ARG(V[from]), ARG(V[1 - from]),
-                          ARG(n64),     ARG(run64),       ARG(chunk64), ARG(kind),
-                          ARG(desc)};
-    FORWARD_IF_ERROR(clsort__launch(ctx, merge, clsort__div_up(n, chunk64), 1, 9, args, 0, NULL,
+    clsort__arg args[] = {ARG(K[from]),  ARG(K[1 - from]),  ARG(V[from]), ARG(V[1 - from]),
+                          ARG(at[from]), ARG(at[1 - from]), ARG(n64),     ARG(run64),
+                          ARG(chunk64),  ARG(kind),         ARG(desc)};
+    FORWARD_IF_ERROR(clsort__launch(ctx, merge, clsort__div_up(n, chunk64), 1, 11, args, 0, NULL,
                                     NULL));
   }
   return CLSORT_SUCCESS;

@@ -230,9 +230,12 @@ static clsort_status run_level(clsort_context *ctx, plan *p, size_t segments, bo
   FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_TRUE, 0,
                                                  chunks * WORDS * sizeof(cl_ulong), p->table, 0,
                                                  NULL, NULL)));
-  clsort__arg count_args[] = {ARG(p->k[0]),       ARG(p->k[1]),   ARG(p->k[2]), ARG(p->aux),
-                              ARG(p->results_at), ARG(p->samples), ARG(kind),   ARG(desc)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, p->count, chunks, 1, 8, count_args, 0, NULL, NULL));
+  cl_ulong2 at0 = clsort__pair_at(job, p->k[0], p->v[0]);
+  cl_ulong2 at2 = clsort__pair_at(job, p->k[2], p->v[2]);
+  clsort__arg count_args[] = {ARG(p->k[0]),  ARG(p->k[1]),       ARG(p->k[2]),     ARG(at0),
+                              ARG(at2),      ARG(p->aux),        ARG(p->results_at),
+                              ARG(p->samples), ARG(kind),        ARG(desc)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, p->count, chunks, 1, 10, count_args, 0, NULL, NULL));
   FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(
       ctx->queue, p->aux, CL_TRUE, p->results_at * sizeof(cl_ulong),
       RESULT_WORDS * chunks * sizeof(cl_ulong), p->results, 0, NULL, NULL)));
@@ -240,10 +243,11 @@ static clsort_status run_level(clsort_context *ctx, plan *p, size_t segments, bo
   FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_TRUE, 0,
                                                  chunks * WORDS * sizeof(cl_ulong), p->table, 0,
                                                  NULL, NULL)));
-  clsort__arg scatter_args[] = {ARG(p->k[0]), ARG(p->k[1]),      ARG(p->k[2]),       ARG(p->v[0]),
-                                ARG(p->v[1]), ARG(p->v[2]),      ARG(p->aux),        ARG(p->results_at),
-                                ARG(make_index), ARG(kind),      ARG(desc)};
-  return clsort__launch(ctx, p->scatter, chunks, 1, 11, scatter_args, 0, NULL, NULL);
+  clsort__arg scatter_args[] = {ARG(p->k[0]), ARG(p->k[1]),   ARG(p->k[2]),       ARG(p->v[0]),
+                                ARG(p->v[1]), ARG(p->v[2]),   ARG(at0),           ARG(at2),
+                                ARG(p->aux),  ARG(p->results_at), ARG(make_index), ARG(kind),
+                                ARG(desc)};
+  return clsort__launch(ctx, p->scatter, chunks, 1, 13, scatter_args, 0, NULL, NULL);
 }
 
 /* The work of finishing a range, in key moves: a sort's n log2 n
@@ -291,10 +295,13 @@ static clsort_status sort_leaves(clsort_context *ctx, plan *p) {
                                                  NULL, NULL)));
   const clsort__sort_job *job = p->job;
   int kind = clsort__key_kind(job->type), desc = job->descending, mi = job->make_index;
-  clsort__arg args[] = {ARG(p->k[0]), ARG(p->k[1]),   ARG(p->k[2]), ARG(p->v[0]),
-                        ARG(p->v[1]), ARG(p->v[2]),   ARG(p->aux),  ARG(p->bins_at),
-                        ARG(mi),      ARG(kind),      ARG(desc)};
-  return clsort__launch(ctx, p->leaves, bins, 1, 11, args, 0, NULL, NULL);
+  cl_ulong2 at0 = clsort__pair_at(job, p->k[0], p->v[0]);
+  cl_ulong2 at2 = clsort__pair_at(job, p->k[2], p->v[2]);
+  clsort__arg args[] = {ARG(p->k[0]), ARG(p->k[1]), ARG(p->k[2]),    ARG(p->v[0]),
+                        ARG(p->v[1]), ARG(p->v[2]), ARG(at0),        ARG(at2),
+                        ARG(p->aux),  ARG(p->bins_at), ARG(mi),      ARG(kind),
+                        ARG(desc)};
+  return clsort__launch(ctx, p->leaves, bins, 1, 13, args, 0, NULL, NULL);
 }
 
 static clsort_status run(clsort_context *ctx, plan *p) {

@@ -172,13 +172,11 @@ static clsort_status count(rc_sort *r, rc_place keys, size_t base, size_t len, u
   return clsort__launch(r->ctx, r->k.scan, 1, 1, 4, scan, 0, NULL, NULL);
 }
 
-/* The origins of a kernel's four buffers (radix_cpu.cl's `at`). */
-static cl_ulong4 origins(rc_place from, rc_place to) {
-  cl_ulong4 at;
-  at.s[0] = from.k_at;
-  at.s[1] = from.v_at;
-  at.s[2] = to.k_at;
-  at.s[3] = to.v_at;
+/* A place's origins, as its kernels take them (common.cl's CPU_AT). */
+static cl_ulong2 origins(rc_place p) {
+  cl_ulong2 at;
+  at.s[0] = p.k_at;
+  at.s[1] = p.v_at;
   return at;
 }
 
@@ -189,15 +187,15 @@ static clsort_status scatter(rc_sort *r, rc_place from, rc_place to, size_t base
                              size_t len, unsigned shift, unsigned width, unsigned skew,
                              bool first) {
   clsort__chunks c = chunks_of(r, len);
-  cl_ulong4 at = origins(from, to);
+  cl_ulong2 fa = origins(from), ta = origins(to);
   cl_ulong base64 = base, to64 = to_at, len64 = len, chunk64 = c.chunk;
   cl_uint shift32 = shift, width32 = width, skew32 = skew;
   cl_int f = first, mi = first && r->make_index;
-  clsort__arg args[] = {ARG(from.k),  ARG(to.k),    ARG(from.v),   ARG(to.v),    ARG(at),
-                        ARG(base64),  ARG(to64),    ARG(len64),    ARG(chunk64), ARG(shift32),
-                        ARG(width32), ARG(skew32),  ARG(f),        ARG(r->kind), ARG(r->desc),
-                        ARG(r->table), ARG(mi)};
-  return clsort__launch(r->ctx, r->k.scatter, c.groups, 1, 17, args, 0, NULL, NULL);
+  clsort__arg args[] = {ARG(from.k),  ARG(to.k),     ARG(from.v),  ARG(to.v),    ARG(fa),
+                        ARG(ta),      ARG(base64),   ARG(to64),    ARG(len64),   ARG(chunk64),
+                        ARG(shift32), ARG(width32),  ARG(skew32),  ARG(f),       ARG(r->kind),
+                        ARG(r->desc), ARG(r->table), ARG(mi)};
+  return clsort__launch(r->ctx, r->k.scatter, c.groups, 1, 18, args, 0, NULL, NULL);
 }
 
 /* Copies [from_at, from_at + len) of `from` to [to_at, to_at + len) of
@@ -205,13 +203,13 @@ static clsort_status scatter(rc_sort *r, rc_place from, rc_place to, size_t base
 static clsort_status copy(rc_sort *r, rc_place from, rc_place to, size_t from_at, size_t to_at,
                           size_t len, bool first, bool last) {
   clsort__chunks c = chunks_of(r, len);
-  cl_ulong4 at = origins(from, to);
+  cl_ulong2 fa = origins(from), ta = origins(to);
   cl_ulong from64 = from_at, to64 = to_at, len64 = len, chunk64 = c.chunk;
   cl_int f = first, l = last, mi = first && r->make_index;
-  clsort__arg args[] = {ARG(from.k),  ARG(to.k),    ARG(from.v),   ARG(to.v), ARG(at),
-                        ARG(from64),  ARG(to64),    ARG(len64),    ARG(chunk64), ARG(f),
-                        ARG(l),       ARG(r->kind), ARG(r->desc),  ARG(mi)};
-  return clsort__launch(r->ctx, r->k.copy, c.groups, 1, 14, args, 0, NULL, NULL);
+  clsort__arg args[] = {ARG(from.k), ARG(to.k),    ARG(from.v), ARG(to.v),    ARG(fa),
+                        ARG(ta),     ARG(from64),  ARG(to64),   ARG(len64),   ARG(chunk64),
+                        ARG(f),      ARG(l),       ARG(r->kind), ARG(r->desc), ARG(mi)};
+  return clsort__launch(r->ctx, r->k.copy, c.groups, 1, 15, args, 0, NULL, NULL);
 }
 
 /* Passes over bits [lo, hi) in digits of at most `most` bits, as even as
@@ -248,15 +246,15 @@ static clsort_status sort_buckets(rc_sort *r, rc_place from, size_t in_at, rc_pl
                                   size_t out_at, size_t len, size_t buckets, unsigned skew,
                                   size_t groups, unsigned lo, unsigned hi) {
   cl_ulong len64 = len, in64 = in_at, out64 = out_at, cap64 = r->cap;
-  cl_ulong4 at = origins(from, to);
+  cl_ulong2 fa = origins(from), ta = origins(to);
   cl_uint b32 = (cl_uint)buckets, skew32 = skew, lo32 = lo, hi32 = hi > lo ? hi : lo;
   cl_uint bits = low_digit(r, lo, hi);
-  clsort__arg args[] = {ARG(from.k),  ARG(from.v),    ARG(to.k),   ARG(to.v),  ARG(at),
-                        ARG(in64),    ARG(out64),     ARG(len64),  ARG(r->starts),
-                        ARG(b32),     ARG(skew32),    ARG(cap64),  ARG(lo32),
-                        ARG(hi32),    ARG(bits),      ARG(r->kind), ARG(r->desc),
+  clsort__arg args[] = {ARG(from.k), ARG(from.v), ARG(to.k),    ARG(to.v),     ARG(fa),
+                        ARG(ta),     ARG(in64),   ARG(out64),   ARG(len64),    ARG(r->starts),
+                        ARG(b32),    ARG(skew32), ARG(cap64),   ARG(lo32),     ARG(hi32),
+                        ARG(bits),   ARG(r->kind), ARG(r->desc),
                         ARG_LOCAL(2 * r->cap * r->ks), ARG_LOCAL(r->vs ? 2 * r->cap * r->vs : 16)};
-  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 19, args, 0, NULL, NULL);
+  return clsort__launch(r->ctx, r->k.buckets, groups, 1, 20, args, 0, NULL, NULL);
 }
 
 /* --------------------------------------------------------------- plans */

@@ -30,6 +30,16 @@ typedef struct clsort__sort_job {
   bool stable; /* the segmented small sort: ties keep their input order */
 } clsort__sort_job;
 
+/* The origins of a pair of buffers of a job, as the CPU sorts' kernels
+ * take them (common.cl's CPU_AT): keys_at where k is one of the job's key
+ * buffers, vals_at where v is one of its value buffers, else 0 (scratch). */
+static inline cl_ulong2 clsort__pair_at(const clsort__sort_job *job, cl_mem k, cl_mem v) {
+  cl_ulong2 at;
+  at.s[0] = k && (k == job->keys_in || k == job->keys_out) ? job->keys_at : 0;
+  at.s[1] = v && (v == job->vals_in || v == job->vals_out) ? job->vals_at : 0;
+  return at;
+}
+
 clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job);
 /* The radix sort's CPU shape (radix_cpu.c), which clsort__radix_sort runs
  * when ctx->tuning.cpu_shape is set; n >= 2. */
