@@ -50,7 +50,8 @@ const char *clsort__algorithm_name(clsort_algorithm a);
 clsort_status clsort__dispatch_sort(clsort_context *ctx, const clsort_options *o,
                                     const clsort__sort_job *job);
 /* Whether the algorithm that would run the job honours its keys_at and
- * vals_at (sorts.h): the radix sort's CPU shape, for every key type. */
+ * vals_at (sorts.h): the CPU shapes of the radix, merge, quick and bitonic
+ * sorts, for every key type. */
 bool clsort__takes_origins(const clsort_context *ctx, const clsort_options *o,
                            const clsort__sort_job *job);
 

@@ -582,6 +582,28 @@ T_TEST(sort_host_origins) {
       }
     t_release_now(keys);
   }
+  /* Keys and values side by side in one aligned block (small arrays from
+   * malloc): the regions wrapped from the aligned addresses before them
+   * would overlap, so the library stages them instead. */
+  size_t n = 10, vs = 8;
+  unsigned char *block, *keys = t_alloc(n * es), *vals;
+  size_t bytes;
+  unsigned char *k = poisoned_at(n * (es + vs) + 64, 8, &block, &bytes);
+  vals = k + (n * es + 7) / 8 * 8;
+  t_gen_keys(&r, t, D_FEW, keys, n);
+  memcpy(k, keys, n * es);
+  t_fill_pair_values(vals, vs, n);
+  clsort_options o = {CLSORT_RADIX, 0u, 0u, 0u};
+  t_label("sort_pairs %s n=%zu, keys and values in one 128-byte block", clsort_type_name(t), n);
+  ASSERT_OK(clsort_sort_pairs(T_CTX, t, k, vals, vs, n, &o));
+  size_t *perm = t_ref_permutation(t, keys, n, &o);
+  unsigned char *want = t_alloc(n * es);
+  t_gather(keys, perm, n, es, want);
+  ASSERT_EQ_ELEMS(k, want, n, es);
+  t_check_payload_exact(vals, vs, perm, n, false);
+  ASSERT_POISON(block, 0, (size_t)(k - block));
+  ASSERT_POISON(block, (size_t)(k - block) + n * es, (size_t)(vals - block));
+  ASSERT_POISON(block, (size_t)(vals - block) + n * vs, bytes);
 }
 
 /* n == 0 and NULL arrays: success, nothing touched; the buffer form still
