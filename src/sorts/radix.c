@@ -217,6 +217,10 @@ static bool uses_nv_path(const clsort_context *ctx) {
          emulates_nv_path();
 }
 
+bool clsort__radix_cpu_runs(const clsort_context *ctx) {
+  return ctx->tuning.cpu_shape && !uses_nv_path(ctx);
+}
+
 static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
   clsort__onesweep_shape shape = clsort__onesweep_shape_for(ctx, key_size, vs, n);
@@ -343,7 +347,7 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
                                         NULL, NULL));
   }
   if (uses_nv_path(ctx)) return nv_radix_sort(ctx, job);
-  if (ctx->tuning.cpu_shape) return clsort__radix_sort_cpu(ctx, job);
+  if (clsort__radix_cpu_runs(ctx)) return clsort__radix_sort_cpu(ctx, job);
   bool wide = n > UINT32_MAX;
   radix_kernels k;
   FORWARD_IF_ERROR(get_kernels(ctx, job, wide, &k));

@@ -42,7 +42,9 @@ static inline cl_ulong2 clsort__pair_at(const clsort__sort_job *job, cl_mem k, c
 
 clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job);
 /* The radix sort's CPU shape (radix_cpu.c), which clsort__radix_sort runs
- * when ctx->tuning.cpu_shape is set; n >= 2. */
+ * when clsort__radix_cpu_runs: ctx->tuning.cpu_shape is set and the
+ * NVIDIA path is not emulated (CLSORT_RADIX_EMULATE); n >= 2. */
+bool clsort__radix_cpu_runs(const clsort_context *ctx);
 clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
 
 /* The comparison sorts built on the bitonic tile: sample sort (seed 004),
