@@ -590,7 +590,10 @@ CLSORT_API clsort_status clsort_merge_buffer(clsort_context *ctx, clsort_type ty
 /* The device-wide scan/compact layer that every algorithm uses. The
  * *_buffer forms are enqueued on the context's queue after `wait_list` and
  * return an optional completion event (released by the caller); the host
- * forms copy in, run and copy out, blocking. n may be 0. On error nothing is
+ * forms copy in, run and copy out, blocking (on a CPU device, clsort_scan,
+ * clsort_reduce, clsort_compact and clsort_split of 4- and 8-byte types
+ * use arrays aligned to their elements in place, with no copy). n may be
+ * 0. On error nothing is
  * enqueued (but for the bucket-id check of clsort_bucket_offsets_buffer)
  * and no output is modified.
  *
@@ -738,7 +741,7 @@ CLSORT_API clsort_status clsort_prepare(clsort_context *ctx, clsort_operation op
  * message gives the sizes) before it writes any output; clsort_scratch_bytes
  * tells how much a call needs. Not carved: the staging of the host-array
  * forms (they copy the caller's arrays through buffers the context
- * allocates, except when a CPU device uses aligned arrays in place), and
+ * allocates, except where a CPU device uses the arrays in place), and
  * on GPUs the pinned staging of the host-array sorts. Scratch that the
  * context held before is released. Returns CLSORT_SUCCESS or
  * CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx; bytes 0 or beyond the buffer;

@@ -67,9 +67,13 @@ inline TV FN(sc_line_prefix)(TV v) {
 
 /* partials[g] = the op-reduction of chunk g = [g*chunk, min(n, (g+1)*chunk)).
  * A line-wide accumulator per op: the loops vectorize (sums of floats add
- * in 16 or 8 interleaved partial sums, within the usual rounding). */
+ * in 16 or 8 interleaved partial sums, within the usual rounding). The
+ * kernels here take their arrays' origins (in_at, out_at: elements before
+ * element 0 in the buffer; a caller's host array used in place from the
+ * aligned address before it, src/api/host_arrays.c). */
 CPU_KERNEL void FN(scan_cpu_reduce)(__global const T *in, ulong n, ulong chunk,
-                                    __global T *partials, int op) {
+                                    __global T *partials, int op, ulong in_at) {
+  in += in_at;
   ulong g = get_group_id(0), i = g * chunk, end = min(n, i + chunk);
   T id = FN(identity)(op);
   TV acc = (TV)id;
@@ -101,7 +105,10 @@ CPU_KERNEL void FN(scan_cpu_reduce)(__global const T *in, ulong n, ulong chunk,
  * whole and aligned are written as one streaming store.
  * Invariant: run = the sum of everything before element i. */
 CPU_KERNEL void FN(scan_cpu_chunks)(__global const T *in, __global T *out, ulong n, ulong chunk,
-                                    __global const T *partials, ulong pieces, int inclusive) {
+                                    __global const T *partials, ulong pieces, int inclusive,
+                                    ulong in_at, ulong out_at) {
+  in += in_at;
+  out += out_at;
   ulong g = get_group_id(0), i = g * chunk, end = min(n, i + chunk);
   T run = 0;
   for (ulong q = 0; q < g * pieces; q++) run += partials[q];

@@ -12,9 +12,13 @@
 #error "select_cpu.cl needs SEL_E"
 #endif
 
-/* counts[g] = non-zero flags in chunk g (a loop the compiler vectorizes). */
+/* counts[g] = non-zero flags in chunk g (a loop the compiler vectorizes).
+ * Both kernels take their arrays' origins (elements before element 0 in
+ * the buffer: a caller's host array used in place from the aligned address
+ * before it, src/api/host_arrays.c). */
 CPU_KERNEL void select_cpu_count(__global const uchar *flags, ulong n, ulong chunk,
-                                 __global ulong *counts) {
+                                 __global ulong *counts, ulong flags_at) {
+  flags += flags_at;
   ulong g = get_group_id(0), i = g * chunk, end = min(n, i + chunk);
   uint c = 0;
   for (; i < end; i++) c += flags[i] != 0;
@@ -33,7 +37,10 @@ CPU_KERNEL void select_cpu_count(__global const uchar *flags, ulong n, ulong chu
 CPU_KERNEL void select_cpu_scatter(__global const SEL_E *in, __global const uchar *flags,
                                    __global SEL_E *out, ulong n, ulong chunk,
                                    __global const ulong *counts, __global ulong *count,
-                                   int split) {
+                                   int split, ulong in_at, ulong flags_at, ulong out_at) {
+  in += in_at;
+  flags += flags_at;
+  out += out_at;
   ulong g = get_group_id(0), groups = get_num_groups(0);
   ulong begin = g * chunk, end = min(n, begin + chunk);
   ulong kept = 0, total = 0;

@@ -59,6 +59,29 @@ void clsort__host_array_release(clsort__host_array *a) {
   a->wrapped = false;
 }
 
+/* Whether the `count` distinct host arrays ps[i] (bytes[i] bytes of
+ * elements of elem[i] bytes) can be used in place from the aligned
+ * addresses before them (clsort__host_array_get_at), by the CPU shape's
+ * kernels, which add the origins: a CPU device, each array aligned to its
+ * elements, and no two wrapped regions overlapping (OpenCL leaves buffers
+ * over overlapping host memory undefined). */
+static bool origins_serve(const clsort_context *ctx, const void *const *ps, const size_t *bytes,
+                          const size_t *elem, size_t count) {
+  size_t align = clsort__wrap_alignment(ctx);
+  if (!align) return false;
+  for (size_t i = 0; i < count; i++) {
+    if ((uintptr_t)ps[i] % elem[i] != 0) return false;
+    size_t hi = (uintptr_t)ps[i] % align;
+    for (size_t j = 0; j < i; j++) {
+      size_t hj = (uintptr_t)ps[j] % align;
+      if (clsort__ranges_overlap((const char *)ps[i] - hi, hi + bytes[i],
+                                 (const char *)ps[j] - hj, hj + bytes[j]))
+        return false;
+    }
+  }
+  return true;
+}
+
 /* Every host form ends here: on failure, drain the queue so that nothing
  * still refers to the caller's memory. */
 static clsort_status finish(clsort_context *ctx, clsort_status st) {
@@ -74,14 +97,28 @@ static clsort_status scan_host(clsort_context *ctx, clsort_type type, clsort_sca
   size_t bytes = n * clsort_type_size(type);
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
   /* Staged, the scan runs in place in the staging buffer; used in place,
-   * it reads the caller's input and writes the caller's output. */
+   * it reads the caller's input and writes the caller's output. Arrays
+   * aligned only to their elements are used in place from the aligned
+   * address before them (`at`) by the CPU shape, which adds the origins;
+   * the narrow types, widened first, are staged. */
+  size_t es = clsort_type_size(type);
+  const void *arrays[2] = {input, output};
+  size_t sizes[2] = {bytes, bytes}, elems[2] = {es, es};
   bool wrap = clsort__can_wrap(ctx, input) && clsort__can_wrap(ctx, output);
+  bool at = !wrap && !clsort__type_is_narrow(type) &&
+            origins_serve(ctx, arrays, sizes, elems, output == input ? 1 : 2);
   clsort__host_array in, out = {NULL, false, 0};
-  clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
-  if (st == CLSORT_SUCCESS && wrap && output != input)
-    st = clsort__host_array_get(ctx, SLOT_HOST_OUT, output, bytes, false, true, &out);
+  clsort_status st =
+      at ? clsort__host_array_get_at(ctx, input, bytes, &in)
+         : clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
+  if (st == CLSORT_SUCCESS && (wrap || at) && output != input)
+    st = at ? clsort__host_array_get_at(ctx, output, bytes, &out)
+            : clsort__host_array_get(ctx, SLOT_HOST_OUT, output, bytes, false, true, &out);
   cl_mem dst = out.mem ? out.mem : in.mem;
-  if (st == CLSORT_SUCCESS) st = clsort__scan(ctx, type, kind, in.mem, dst, n);
+  size_t dst_at = (out.mem ? out.head : in.head) / es;
+  if (st == CLSORT_SUCCESS)
+    st = at ? clsort__scan_cpu(ctx, type, kind, in.mem, in.head / es, dst, dst_at, n)
+            : clsort__scan(ctx, type, kind, in.mem, dst, n);
   if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, out.mem ? &out : &in, output, bytes);
   st = finish(ctx, st);
   clsort__host_array_release(&out);
@@ -101,13 +138,20 @@ static clsort_status reduce_host(clsort_context *ctx, clsort_type type, clsort_r
   RETURN_IF(n > 0 && !input, CLSORT_ERROR_INVALID_ARGUMENT, "input must not be NULL");
   size_t size = clsort_type_size(type);
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, size));
-  /* The result is a few bytes: always staged. */
+  /* The result is a few bytes: always staged. The input as the scan's
+   * (scan_host). */
+  size_t bytes = n * size;
+  bool wrap = clsort__can_wrap(ctx, input);
+  bool at = n > 0 && !wrap && !clsort__type_is_narrow(type) &&
+            origins_serve(ctx, &input, &bytes, &size, 1);
   clsort__host_array in = {NULL, false, 0}, out;
   clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, size, false, false, &out);
   if (st == CLSORT_SUCCESS && n > 0)
-    st = clsort__host_array_get(ctx, SLOT_HOST_IN, input, n * size, true,
-                                clsort__can_wrap(ctx, input), &in);
-  if (st == CLSORT_SUCCESS) st = clsort__reduce(ctx, type, op, in.mem, n, out.mem);
+    st = at ? clsort__host_array_get_at(ctx, input, bytes, &in)
+            : clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
+  if (st == CLSORT_SUCCESS)
+    st = at ? clsort__reduce_cpu(ctx, type, op, in.mem, in.head / size, n, out.mem)
+            : clsort__reduce(ctx, type, op, in.mem, n, out.mem);
   if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &out, result, size);
   st = finish(ctx, st);
   clsort__host_array_release(&in);
@@ -134,17 +178,29 @@ static clsort_status select_host(clsort_context *ctx, size_t element_size, bool 
   size_t bytes = n * element_size;
   bool wrap = clsort__can_wrap(ctx, input) && clsort__can_wrap(ctx, flags) &&
               clsort__can_wrap(ctx, output);
+  /* As the scan's (scan_host): in place from the aligned addresses before
+   * them, where the CPU shape adds the origins. */
+  const void *arrays[3] = {input, flags, output};
+  size_t sizes[3] = {bytes, n, bytes}, elems[3] = {element_size, 1, element_size};
+  bool at = !wrap && origins_serve(ctx, arrays, sizes, elems, 3);
   clsort__host_array in = {NULL, false, 0}, fl = {NULL, false, 0}, out = {NULL, false, 0}, cnt;
   cl_ulong kept = 0;
-  clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
+  clsort_status st =
+      at ? clsort__host_array_get_at(ctx, input, bytes, &in)
+         : clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
   if (st == CLSORT_SUCCESS)
-    st = clsort__host_array_get(ctx, SLOT_HOST_AUX, flags, n, true, wrap, &fl);
+    st = at ? clsort__host_array_get_at(ctx, flags, n, &fl)
+            : clsort__host_array_get(ctx, SLOT_HOST_AUX, flags, n, true, wrap, &fl);
   if (st == CLSORT_SUCCESS)
-    st = clsort__host_array_get(ctx, SLOT_HOST_OUT, output, bytes, false, wrap, &out);
+    st = at ? clsort__host_array_get_at(ctx, output, bytes, &out)
+            : clsort__host_array_get(ctx, SLOT_HOST_OUT, output, bytes, false, wrap, &out);
   if (st == CLSORT_SUCCESS)
     st = clsort__host_array_get(ctx, SLOT_HOST_COUNT, NULL, sizeof kept, false, false, &cnt);
+  size_t origins[3] = {in.head / element_size, fl.head, out.head / element_size};
   if (st == CLSORT_SUCCESS)
-    st = clsort__select(ctx, element_size, split, in.mem, fl.mem, out.mem, n, cnt.mem);
+    st = at ? clsort__select_cpu(ctx, element_size, split, in.mem, fl.mem, out.mem, n, cnt.mem,
+                                 origins)
+            : clsort__select(ctx, element_size, split, in.mem, fl.mem, out.mem, n, cnt.mem);
   if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &cnt, &kept, sizeof kept);
   /* Compact fills only the first `kept` elements; leave the rest alone
    * (in place, the device writes no more either). */

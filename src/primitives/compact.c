@@ -81,7 +81,7 @@ clsort_status clsort__select(clsort_context *ctx, size_t element_size, bool spli
         clEnqueueFillBuffer(ctx->queue, count, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL));
   }
   if (ctx->tuning.cpu_shape)
-    return clsort__select_cpu(ctx, element_size, split, input, flags, output, n, count);
+    return clsort__select_cpu(ctx, element_size, split, input, flags, output, n, count, NULL);
   /* A compact reads its flags once on NVIDIA; a split needs the total
    * kept before its first store, so it keeps the three passes. */
   if (!split && ctx->tuning.single_pass_scan && !clsort__env_flag("CLSORT_NO_SINGLE_PASS_SELECT"))

@@ -63,14 +63,19 @@ clsort_status clsort__reduce_chunks(clsort_context *ctx, cl_kernel reduce, cl_me
 
 /* The CPU shape of scan, reduce and select (scan_cpu.c), which the
  * functions above hand over to when ctx->tuning.cpu_shape is set. n > 0. */
+/* The CPU shape (scan_cpu.c). in_at, out_at and at[] (input, flags,
+ * output; NULL: all 0) are the arrays' origins, in elements before
+ * element 0 in their buffers: nonzero only for a caller's host array used
+ * in place from the aligned address before it (api/host_arrays.c). */
 clsort_status clsort__scan_cpu(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
-                               cl_mem input, cl_mem output, size_t n);
+                               cl_mem input, size_t in_at, cl_mem output, size_t out_at,
+                               size_t n);
 clsort_status clsort__scan_cpu_prepare(clsort_context *ctx, clsort_type type, size_t n);
 clsort_status clsort__reduce_cpu(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
-                                 cl_mem input, size_t n, cl_mem result);
+                                 cl_mem input, size_t in_at, size_t n, cl_mem result);
 clsort_status clsort__select_cpu(clsort_context *ctx, size_t element_size, bool split,
                                  cl_mem input, cl_mem flags, cl_mem output, size_t n,
-                                 cl_mem count);
+                                 cl_mem count, const size_t at[3]);
 
 /* types.c: the OpenCL C spelling of a type: "uint", "int", "float",
  * "ulong", ... (clsort.h declares clsort_type_size and clsort_type_name,

@@ -57,7 +57,7 @@ clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduc
     return CL_CHECK(clEnqueueFillBuffer(ctx->queue, result, value, size, 0, size, 0, NULL, NULL));
   }
   if (clsort__type_is_narrow(type)) return reduce_narrow(ctx, type, op, in, n, result);
-  if (ctx->tuning.cpu_shape) return clsort__reduce_cpu(ctx, type, op, in, n, result);
+  if (ctx->tuning.cpu_shape) return clsort__reduce_cpu(ctx, type, op, in, 0, n, result);
   cl_kernel reduce;
   FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &reduce));
   clsort__chunks c = clsort__chunking(ctx, n, clsort__tile(ctx));

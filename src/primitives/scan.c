@@ -123,7 +123,7 @@ clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_ki
                            cl_mem in, cl_mem out, size_t n) {
   if (n == 0) return CLSORT_SUCCESS;
   if (clsort__type_is_narrow(type)) return scan_narrow(ctx, type, kind, in, out, n);
-  if (ctx->tuning.cpu_shape) return clsort__scan_cpu(ctx, type, kind, in, out, n);
+  if (ctx->tuning.cpu_shape) return clsort__scan_cpu(ctx, type, kind, in, 0, out, 0, n);
   /* Everything that can fail for want of memory or a build, before the
    * first launch. */
   FORWARD_IF_ERROR(clsort__scan_prepare(ctx, type, n));

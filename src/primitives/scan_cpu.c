@@ -36,11 +36,11 @@ static clsort__chunks cpu_chunks(const clsort_context *ctx, size_t n) {
   return clsort__chunking(ctx, n, 64);
 }
 
-static clsort_status reduce_chunks(clsort_context *ctx, cl_kernel k, cl_mem in, size_t n,
-                                   size_t chunk, size_t groups, int op, cl_mem out) {
-  cl_ulong n64 = n, chunk64 = chunk;
-  clsort__arg args[] = {ARG(in), ARG(n64), ARG(chunk64), ARG(out), ARG(op)};
-  return clsort__launch(ctx, k, groups, 1, 5, args, 0, NULL, NULL);
+static clsort_status reduce_chunks(clsort_context *ctx, cl_kernel k, cl_mem in, size_t in_at,
+                                   size_t n, size_t chunk, size_t groups, int op, cl_mem out) {
+  cl_ulong n64 = n, chunk64 = chunk, at64 = in_at;
+  clsort__arg args[] = {ARG(in), ARG(n64), ARG(chunk64), ARG(out), ARG(op), ARG(at64)};
+  return clsort__launch(ctx, k, groups, 1, 6, args, 0, NULL, NULL);
 }
 
 clsort_status clsort__scan_cpu_prepare(clsort_context *ctx, clsort_type type, size_t n) {
@@ -56,7 +56,7 @@ clsort_status clsort__scan_cpu_prepare(clsort_context *ctx, clsort_type type, si
 }
 
 clsort_status clsort__scan_cpu(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
-                               cl_mem in, cl_mem out, size_t n) {
+                               cl_mem in, size_t in_at, cl_mem out, size_t out_at, size_t n) {
   FORWARD_IF_ERROR(clsort__scan_cpu_prepare(ctx, type, n));
   const cpu_program *p = &scan_programs[type];
   cl_kernel reduce, chunks;
@@ -73,27 +73,28 @@ clsort_status clsort__scan_cpu(clsort_context *ctx, clsort_type type, clsort_sca
                                    clsort__max(1, (groups - 1) * pieces) * clsort_type_size(type),
                                    &partials));
   if (groups > 1)
-    FORWARD_IF_ERROR(reduce_chunks(ctx, reduce, in, (groups - 1) * chunk, part,
+    FORWARD_IF_ERROR(reduce_chunks(ctx, reduce, in, in_at, (groups - 1) * chunk, part,
                                    (groups - 1) * pieces, CLSORT_REDUCE_SUM, partials));
-  cl_ulong n64 = n, chunk64 = chunk;
+  cl_ulong n64 = n, chunk64 = chunk, in64 = in_at, out64 = out_at;
   int inclusive = kind == CLSORT_SCAN_INCLUSIVE;
-  clsort__arg args[] = {ARG(in),       ARG(out),    ARG(n64),      ARG(chunk64),
-                        ARG(partials), ARG(pieces), ARG(inclusive)};
-  return clsort__launch(ctx, chunks, groups, 1, 7, args, 0, NULL, NULL);
+  clsort__arg args[] = {ARG(in),       ARG(out),    ARG(n64),       ARG(chunk64), ARG(partials),
+                        ARG(pieces),   ARG(inclusive), ARG(in64),   ARG(out64)};
+  return clsort__launch(ctx, chunks, groups, 1, 9, args, 0, NULL, NULL);
 }
 
 clsort_status clsort__reduce_cpu(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
-                                 cl_mem in, size_t n, cl_mem result) {
+                                 cl_mem in, size_t in_at, size_t n, cl_mem result) {
   const cpu_program *p = &scan_programs[type];
   cl_kernel reduce;
   FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->reduce, &reduce));
   clsort__chunks c = cpu_chunks(ctx, n);
-  if (c.groups == 1) return reduce_chunks(ctx, reduce, in, n, n, 1, (int)op, result);
+  if (c.groups == 1) return reduce_chunks(ctx, reduce, in, in_at, n, n, 1, (int)op, result);
   cl_mem partials;
   FORWARD_IF_ERROR(
       clsort__scratch(ctx, SLOT_PARTIALS, c.groups * clsort_type_size(type), &partials));
-  FORWARD_IF_ERROR(reduce_chunks(ctx, reduce, in, n, c.chunk, c.groups, (int)op, partials));
-  return reduce_chunks(ctx, reduce, partials, c.groups, c.groups, 1, (int)op, result);
+  FORWARD_IF_ERROR(
+      reduce_chunks(ctx, reduce, in, in_at, n, c.chunk, c.groups, (int)op, partials));
+  return reduce_chunks(ctx, reduce, partials, 0, c.groups, c.groups, 1, (int)op, result);
 }
 
 /* ------------------------------------------------------ compact, split */
@@ -115,7 +116,7 @@ static const select_program select_programs[] = {
 
 clsort_status clsort__select_cpu(clsort_context *ctx, size_t element_size, bool split,
                                  cl_mem input, cl_mem flags, cl_mem output, size_t n,
-                                 cl_mem count) {
+                                 cl_mem count, const size_t at[3]) {
   const select_program *p = NULL;
   for (size_t i = 0; i < sizeof select_programs / sizeof select_programs[0]; i++)
     if (select_programs[i].element_size == element_size) p = &select_programs[i];
@@ -129,10 +130,12 @@ clsort_status clsort__select_cpu(clsort_context *ctx, size_t element_size, bool 
   cl_mem counts;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, c.groups * sizeof(cl_ulong), &counts));
   cl_ulong n64 = n, chunk64 = c.chunk;
-  clsort__arg count_args[] = {ARG(flags), ARG(n64), ARG(chunk64), ARG(counts)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, count_kernel, c.groups, 1, 4, count_args, 0, NULL, NULL));
+  cl_ulong in_at = at ? at[0] : 0, flags_at = at ? at[1] : 0, out_at = at ? at[2] : 0;
+  clsort__arg count_args[] = {ARG(flags), ARG(n64), ARG(chunk64), ARG(counts), ARG(flags_at)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, count_kernel, c.groups, 1, 5, count_args, 0, NULL, NULL));
   int split_arg = split;
   clsort__arg scatter_args[] = {ARG(input),   ARG(flags),  ARG(output), ARG(n64),
-                                ARG(chunk64), ARG(counts), ARG(count),  ARG(split_arg)};
-  return clsort__launch(ctx, scatter_kernel, c.groups, 1, 8, scatter_args, 0, NULL, NULL);
+                                ARG(chunk64), ARG(counts), ARG(count),  ARG(split_arg),
+                                ARG(in_at),   ARG(flags_at), ARG(out_at)};
+  return clsort__launch(ctx, scatter_kernel, c.groups, 1, 11, scatter_args, 0, NULL, NULL);
 }

@@ -203,6 +203,56 @@ T_TEST(select_zero_length) {
   }
 }
 
+/* Host arrays at offsets from a page that the device's alignment does not
+ * meet (on a CPU device: used in place from the aligned addresses before
+ * them, origins added by the kernels), flags at an odd one, each with
+ * poison before and after; an input 1 byte off its elements' alignment
+ * (staged). _i: es index x 2 + split. */
+T_TEST(select_host_offsets) {
+  size_t es = elem_sizes[_i / 2];
+  bool split = _i % 2;
+  t_rng r;
+  t_rng_init(&r, "select_host_offsets");
+  r.s[2] ^= (uint64_t)_i;
+  const size_t n = 70001, bytes = n * es;
+  static const size_t in_offsets[] = {16, 48, 1};
+  for (size_t k = 0; k < 3; k++) {
+    if (k == 2 && es == 1) continue; /* bytes are aligned anywhere */
+    size_t in_off = in_offsets[k], fl_off = 5, out_off = 64 + 2 * es;
+    size_t block = bytes + 8192;
+    unsigned char *ib = t_alloc(block), *fb = t_alloc(n + 8192), *ob = t_alloc(block);
+    unsigned char *want = t_alloc(bytes + 1), *in_copy = t_alloc(bytes + 1);
+    t_poison(ib, block);
+    t_poison(fb, n + 8192);
+    t_poison(ob, block);
+    unsigned char *in = (unsigned char *)(((uintptr_t)ib + 4095) & ~(uintptr_t)4095) + in_off;
+    unsigned char *flags = (unsigned char *)(((uintptr_t)fb + 4095) & ~(uintptr_t)4095) + fl_off;
+    unsigned char *out = (unsigned char *)(((uintptr_t)ob + 4095) & ~(uintptr_t)4095) + out_off;
+    fill_elements(&r, in, n, es);
+    fill_flags(&r, flags, n, densities[(size_t)_i % 5 == 0 ? 2 : (size_t)_i % 5]);
+    memcpy(in_copy, in, bytes);
+    size_t kept = t_ref_select(es, split, in, flags, want, n), count = 0;
+    t_label("%s es=%zu n=%zu, input %zu, flags %zu, output %zu bytes past a page",
+            split ? "split" : "compact", es, n, in_off, fl_off, out_off);
+    call(split, es, in, flags, out, n, &count);
+    ASSERT_EQ_U64(count, kept);
+    size_t written = split ? n : kept;
+    ASSERT_EQ_ELEMS(out, want, written, es);
+    ASSERT_POISON(ob, 0, (size_t)(out - ob));
+    ASSERT_POISON(ob, (size_t)(out - ob) + written * es, block);
+    ASSERT_EQ_ELEMS(in, in_copy, n, es);
+    ASSERT_POISON(ib, 0, (size_t)(in - ib));
+    ASSERT_POISON(ib, (size_t)(in - ib) + bytes, block);
+    ASSERT_POISON(fb, 0, (size_t)(flags - fb));
+    ASSERT_POISON(fb, (size_t)(flags - fb) + n, n + 8192);
+    t_release_now(in_copy);
+    t_release_now(want);
+    t_release_now(ob);
+    t_release_now(fb);
+    t_release_now(ib);
+  }
+}
+
 T_TEST(select_large) {
   size_t es = elem_sizes[_i / 2];
   bool split = _i % 2;
@@ -233,6 +283,7 @@ static void add(Suite *s, unsigned tiers) {
       /* compact and split of this element size */
       tcase_add_loop_test(tc, select_all_sizes, 2 * e, 2 * e + 2);
       tcase_add_loop_test(tc, select_densities, 2 * e, 2 * e + 2);
+      tcase_add_loop_test(tc, select_host_offsets, 2 * e, 2 * e + 2);
     }
     if (part_has(4)) {
       tcase_add_loop_test(tc, select_high_flag_bytes, 0, 2);

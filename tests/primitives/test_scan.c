@@ -397,13 +397,16 @@ T_TEST(scan_reuses_context) {
 
 /* Host arrays on a CPU device: aligned as the device wants (here: on a
  * page), input and output are used in place and nothing is staged; 16
- * bytes off, both are staged (the scratch holds the array). Either way
- * the result is exact and the guard after the output stays. */
+ * bytes off (as malloc gives them), in place too, from the aligned
+ * address before them; 2 bytes off (not aligned to the elements), both
+ * are staged (the scratch holds the array). Either way the result is
+ * exact and the guards before and after the output stay. */
 T_TEST(scan_host_in_place_or_staged) {
   const size_t n = (size_t)1 << 16, es = 4;
+  static const size_t skips[] = {0, 16, 2};
   t_rng r;
   t_rng_init(&r, "scan_host_in_place_or_staged");
-  for (int staged = 0; staged < 2; staged++) {
+  for (size_t k = 0; k < sizeof skips / sizeof skips[0]; k++) {
     clsort_context *c = NULL;
     ASSERT_OK(t_context_create(&c));
     t_own_context(c);
@@ -411,7 +414,8 @@ T_TEST(scan_host_in_place_or_staged) {
       printf("  not the CPU shape: host arrays are staged, nothing to compare\n");
       return;
     }
-    size_t skip = staged ? 16 : 0, bytes = (n + GUARD) * es + skip;
+    size_t skip = skips[k], bytes = (n + GUARD) * es + skip;
+    bool staged = skip % es != 0;
     unsigned char *in_raw = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
     unsigned char *out_raw = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
     ASSERT_NOT_NULL(in_raw);
@@ -420,11 +424,13 @@ T_TEST(scan_host_in_place_or_staged) {
     t_defer(free, out_raw);
     unsigned char *in = in_raw + skip, *out = out_raw + skip, *want = t_alloc(n * es);
     t_fill_int(&r, CLSORT_U32, in, n);
-    t_poison(out, (n + GUARD) * es);
+    t_poison(out_raw, bytes);
     t_ref_scan_int(CLSORT_U32, CLSORT_SCAN_EXCLUSIVE, in, want, n);
-    t_label("u32 exclusive n=%zu, host arrays %s", n, staged ? "16 bytes off (staged)" : "aligned (in place)");
+    t_label("u32 exclusive n=%zu, host arrays %zu bytes off a page (%s)", n, skip,
+            staged ? "staged" : "in place");
     ASSERT_OK(clsort_scan(c, CLSORT_U32, CLSORT_SCAN_EXCLUSIVE, in, out, n));
     ASSERT_EQ_ELEMS(out, want, n, es);
+    ASSERT_POISON(out_raw, 0, skip);
     ASSERT_POISON(out, n * es, (n + GUARD) * es);
     if (staged)
       ASSERT_GE_U64(clsort__scratch_bytes(c), n * es);
