@@ -27,11 +27,15 @@
 
 #define T SCAN_T
 #define FN(name) CAT3(name, _, SCAN_SUFFIX)
-/* Elements per 64-byte line, and a line as a vector. */
+/* Elements per line, and a line as a vector: 64 bytes, or for 4-byte
+ * types 8 lanes (32 bytes) when the host asks (SC_LINE32=8, scan_cpu.c). */
+#ifndef SC_LINE32
+#define SC_LINE32 16
+#endif
 #if SCAN_BITS == 64
 #define SC_LINE 8
 #else
-#define SC_LINE 16
+#define SC_LINE SC_LINE32
 #endif
 #define TV CAT(T, SC_LINE)
 #define SC_LOAD CAT(vload, SC_LINE)
@@ -45,9 +49,15 @@
 #define SC_SHIFT8 (uint16)(16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7)
 #define SC_LAST(v) ((v).sF)
 #else
-#define SC_SHIFT1 (ulong8)(8, 0, 1, 2, 3, 4, 5, 6)
-#define SC_SHIFT2 (ulong8)(8, 8, 0, 1, 2, 3, 4, 5)
-#define SC_SHIFT4 (ulong8)(8, 8, 8, 8, 0, 1, 2, 3)
+/* 8 lanes: the mask's lanes are as wide as the data's. */
+#if SCAN_BITS == 64
+#define SC_MASK8 ulong8
+#else
+#define SC_MASK8 uint8
+#endif
+#define SC_SHIFT1 (SC_MASK8)(8, 0, 1, 2, 3, 4, 5, 6)
+#define SC_SHIFT2 (SC_MASK8)(8, 8, 0, 1, 2, 3, 4, 5)
+#define SC_SHIFT4 (SC_MASK8)(8, 8, 8, 8, 0, 1, 2, 3)
 #define SC_LAST(v) ((v).s7)
 #endif
 
@@ -147,3 +157,4 @@ CPU_KERNEL void FN(scan_cpu_chunks)(__global const T *in, __global T *out, ulong
 #undef SC_SHIFT4
 #undef SC_SHIFT8
 #undef SC_LAST
+#undef SC_MASK8

@@ -36,6 +36,20 @@ static clsort__chunks cpu_chunks(const clsort_context *ctx, size_t n) {
   return clsort__chunking(ctx, n, 64);
 }
 
+/* The program's options: the type's, and for 4-byte types the lanes of a
+ * line (scan_cpu.cl's SC_LINE32): the tuning's (tuning.c), or 8 or 16
+ * from CLSORT_SCAN_CPU=LANES, which bench/ uses to compare them. */
+static const char *scan_options(const clsort_context *ctx, const cpu_program *p, char *buf,
+                                size_t size) {
+  unsigned lanes = ctx->tuning.scan_cpu_lanes;
+  static const char *const name = "CLSORT_SCAN_CPU";
+  if (clsort__env_fields(name, &lanes, 1) == 1 &&
+      !clsort__env_field_ok(name, "LANES", lanes, 8, 16, ENV_POW2))
+    lanes = ctx->tuning.scan_cpu_lanes;
+  snprintf(buf, size, "%s -DSC_LINE32=%u", p->options, lanes);
+  return buf;
+}
+
 static clsort_status reduce_chunks(clsort_context *ctx, cl_kernel k, cl_mem in, size_t in_at,
                                    size_t n, size_t chunk, size_t groups, int op, cl_mem out) {
   cl_ulong n64 = n, chunk64 = chunk, at64 = in_at;
@@ -45,10 +59,12 @@ static clsort_status reduce_chunks(clsort_context *ctx, cl_kernel k, cl_mem in, 
 
 clsort_status clsort__scan_cpu_prepare(clsort_context *ctx, clsort_type type, size_t n) {
   const cpu_program *p = &scan_programs[type];
+  char buf[160];
+  const char *opts = scan_options(ctx, p, buf, sizeof buf);
   cl_kernel k;
   cl_mem partials;
-  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->reduce, &k));
-  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->chunks, &k));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, opts, p->reduce, &k));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, opts, p->chunks, &k));
   size_t most = (size_t)ctx->compute_units * ctx->compute_units;
   return clsort__scratch(ctx, SLOT_PARTIALS,
                          clsort__max(most, cpu_chunks(ctx, n).groups) * clsort_type_size(type),
@@ -59,10 +75,12 @@ clsort_status clsort__scan_cpu(clsort_context *ctx, clsort_type type, clsort_sca
                                cl_mem in, size_t in_at, cl_mem out, size_t out_at, size_t n) {
   FORWARD_IF_ERROR(clsort__scan_cpu_prepare(ctx, type, n));
   const cpu_program *p = &scan_programs[type];
+  char buf[160];
+  const char *opts = scan_options(ctx, p, buf, sizeof buf);
   cl_kernel reduce, chunks;
   cl_mem partials;
-  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->reduce, &reduce));
-  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->chunks, &chunks));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, opts, p->reduce, &reduce));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, opts, p->chunks, &chunks));
   /* One chunk per compute unit; the chunks before the last are reduced
    * in one part per compute unit, so that the first pass reads (G-1)/G
    * of the input on every core at once. */
@@ -85,8 +103,10 @@ clsort_status clsort__scan_cpu(clsort_context *ctx, clsort_type type, clsort_sca
 clsort_status clsort__reduce_cpu(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
                                  cl_mem in, size_t in_at, size_t n, cl_mem result) {
   const cpu_program *p = &scan_programs[type];
+  char buf[160];
+  const char *opts = scan_options(ctx, p, buf, sizeof buf);
   cl_kernel reduce;
-  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, p->options, p->reduce, &reduce));
+  FORWARD_IF_ERROR(clsort__get_kernel(ctx, &p->spec, opts, p->reduce, &reduce));
   clsort__chunks c = cpu_chunks(ctx, n);
   if (c.groups == 1) return reduce_chunks(ctx, reduce, in, in_at, n, n, 1, (int)op, result);
   cl_mem partials;

@@ -109,6 +109,7 @@ typedef struct clsort__tuning {
   unsigned radix_cpu_low;  /* CPU radix: widest digit of the passes inside a bucket */
   bool radix_cpu_wc;       /* CPU radix: write-combining scatter */
   unsigned radix_cpu_bucket; /* CPU radix: log2 of the keys a bucket aims at */
+  unsigned scan_cpu_lanes; /* CPU scan of 4-byte types: lanes of a line (8 or 16) */
   bool use_ptx;            /* NVIDIA warp intrinsics through inline PTX */
   bool single_pass_scan;   /* decoupled look-back scan (validated on NVIDIA only) */
   bool tile_by_group;      /* single-pass tiles by group id (NVIDIA), else a ticket */

@@ -120,6 +120,15 @@ void clsort__tune(clsort_context *ctx) {
     t->radix_cpu_wc = r[2] != 0;
     t->radix_cpu_bucket = r[3];
   }
+  /* The CPU scan's lines of 4-byte elements: 16 lanes (64 bytes) on PoCL
+   * 3, 8 elsewhere. PoCL 5.0's compiler turns the 16-lane line's shuffles
+   * into code that took 13.4 ms for 2^24 u32 on 16 cores against 1.38 ms
+   * with 8 lanes; PoCL 3.1 runs 16 lanes 20% faster (2 cores: 4.7-5.1
+   * against 6.0 ms). docs/results/scan-lanes-2026-11-27-pocl5.
+   * CLSORT_SCAN_CPU=LANES overrides (scan_cpu.c). */
+  bool pocl3 = strstr(ctx->platform_name, "Portable Computing Language") &&
+               strncmp(ctx->driver_version, "3.", 2) == 0;
+  t->scan_cpu_lanes = pocl3 ? 16 : 8;
   if (t->use_ptx && t->wg_size < 32) t->use_ptx = t->single_pass_scan = false;
   /* CLSORT_LOOKBACK_NS=NS: the look-back's sleep between polls on NVIDIA,
    * for bench/ to compare (0: spin). */
