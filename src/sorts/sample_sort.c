@@ -163,14 +163,19 @@ static clsort_status get_kernels(clsort_context *ctx, plan *p, unsigned items, b
    * an H200 (2^24 / 2^26 u32 keys, one run): MATCH 0 1.116 / 3.990 ms,
    * MATCH 1 (match.any) 1.283 / 4.675; HIST_V 4 no better (1.251 /
    * 4.161); sorted, few-unique and staggered inputs no slower without
-   * match.any. */
-  unsigned f[3] = {0, 1, 0};
+   * match.any. The CPU shape's one work-item classifies HIST_V 4 vectors
+   * (16 u32 keys) a round, so that their descents of the tree overlap:
+   * 2^24 u32 keys on 2 cores (PoCL 3.1), the two levels' histograms 202 /
+   * 225 / 205 ms with 1, 115-120 with 4, 103 with 8 (the scatter, one key
+   * at a time, was no faster with 8 keys classified at once). */
+  unsigned hist_v = ctx->tuning.wg_size == 1 ? 4 : 1;
+  unsigned f[3] = {0, hist_v, 0};
   static const char *const name = "CLSORT_SAMPLE_SHAPE";
   unsigned got = clsort__env_fields(name, f, 3);
   if (got < 2 || !clsort__env_field_ok(name, "MATCH", f[0], 0, 1, ENV_ANY) ||
       !clsort__env_field_ok(name, "HIST_V", f[1], 1, 8, ENV_POW2)) {
     f[0] = 0;
-    f[1] = 1;
+    f[1] = hist_v;
   }
   char options[256];
   snprintf(options, sizeof options,
