@@ -112,6 +112,15 @@ clsort_status clsort__host_array_get(clsort_context *ctx, clsort__slot slot, con
  * vals_at) may be given such a buffer. */
 clsort_status clsort__host_array_get_at(clsort_context *ctx, const void *p, size_t bytes,
                                         clsort__host_array *a);
+/* Whether the `count` distinct host arrays ps[i] (bytes[i] bytes of
+ * elements of elem[i] bytes) can be used in place from the aligned
+ * addresses before them (clsort__host_array_get_at) by kernels that add
+ * the origins: a CPU device, each array aligned to its elements, and no
+ * two wrapped regions overlapping (OpenCL leaves buffers over overlapping
+ * host memory undefined; small arrays from malloc can share an aligned
+ * block). */
+bool clsort__host_arrays_at_ok(const clsort_context *ctx, const void *const *ps,
+                               const size_t *bytes, const size_t *elem, size_t count);
 /* Brings the device's results into the host array: a blocking read of the
  * staging buffer, or a blocking map and unmap of the array in place. */
 clsort_status clsort__host_array_put(clsort_context *ctx, const clsort__host_array *a, void *p,

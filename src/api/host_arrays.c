@@ -59,14 +59,8 @@ void clsort__host_array_release(clsort__host_array *a) {
   a->wrapped = false;
 }
 
-/* Whether the `count` distinct host arrays ps[i] (bytes[i] bytes of
- * elements of elem[i] bytes) can be used in place from the aligned
- * addresses before them (clsort__host_array_get_at), by the CPU shape's
- * kernels, which add the origins: a CPU device, each array aligned to its
- * elements, and no two wrapped regions overlapping (OpenCL leaves buffers
- * over overlapping host memory undefined). */
-static bool origins_serve(const clsort_context *ctx, const void *const *ps, const size_t *bytes,
-                          const size_t *elem, size_t count) {
+bool clsort__host_arrays_at_ok(const clsort_context *ctx, const void *const *ps,
+                               const size_t *bytes, const size_t *elem, size_t count) {
   size_t align = clsort__wrap_alignment(ctx);
   if (!align) return false;
   for (size_t i = 0; i < count; i++) {
@@ -106,7 +100,7 @@ static clsort_status scan_host(clsort_context *ctx, clsort_type type, clsort_sca
   size_t sizes[2] = {bytes, bytes}, elems[2] = {es, es};
   bool wrap = clsort__can_wrap(ctx, input) && clsort__can_wrap(ctx, output);
   bool at = !wrap && !clsort__type_is_narrow(type) &&
-            origins_serve(ctx, arrays, sizes, elems, output == input ? 1 : 2);
+            clsort__host_arrays_at_ok(ctx, arrays, sizes, elems, output == input ? 1 : 2);
   clsort__host_array in, out = {NULL, false, 0};
   clsort_status st =
       at ? clsort__host_array_get_at(ctx, input, bytes, &in)
@@ -143,7 +137,7 @@ static clsort_status reduce_host(clsort_context *ctx, clsort_type type, clsort_r
   size_t bytes = n * size;
   bool wrap = clsort__can_wrap(ctx, input);
   bool at = n > 0 && !wrap && !clsort__type_is_narrow(type) &&
-            origins_serve(ctx, &input, &bytes, &size, 1);
+            clsort__host_arrays_at_ok(ctx, &input, &bytes, &size, 1);
   clsort__host_array in = {NULL, false, 0}, out;
   clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, size, false, false, &out);
   if (st == CLSORT_SUCCESS && n > 0)
@@ -182,7 +176,7 @@ static clsort_status select_host(clsort_context *ctx, size_t element_size, bool 
    * them, where the CPU shape adds the origins. */
   const void *arrays[3] = {input, flags, output};
   size_t sizes[3] = {bytes, n, bytes}, elems[3] = {element_size, 1, element_size};
-  bool at = !wrap && origins_serve(ctx, arrays, sizes, elems, 3);
+  bool at = !wrap && clsort__host_arrays_at_ok(ctx, arrays, sizes, elems, 3);
   clsort__host_array in = {NULL, false, 0}, fl = {NULL, false, 0}, out = {NULL, false, 0}, cnt;
   cl_ulong kept = 0;
   clsort_status st =

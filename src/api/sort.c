@@ -3,7 +3,6 @@
  * landed returns CLSORT_ERROR_UNSUPPORTED, never a wrong result. */
 #include "api/api.h"
 
-#include <stdint.h>
 #include <string.h>
 
 const clsort_options clsort__default_options = CLSORT_OPTIONS_DEFAULT;
@@ -71,22 +70,15 @@ static clsort_status check_available(clsort_type type, const clsort_options *o) 
 }
 
 /* Whether the host form can use the job's arrays in place from the
- * aligned address before them (clsort__host_array_get_at): a CPU device,
- * an algorithm that adds origins (dispatch.c), arrays aligned to their
- * elements, so that the origins are whole elements, and wrapped regions
- * that do not overlap (OpenCL leaves buffers over overlapping host memory
- * undefined; small arrays from malloc can share an aligned block). */
+ * aligned address before them: an algorithm that adds origins
+ * (dispatch.c), and arrays that clsort__host_arrays_at_ok accepts. */
 static bool origins_serve(const clsort_context *ctx, const clsort_options *o,
                           const clsort__sort_job *job, const void *keys, const void *values) {
+  const void *arrays[2] = {keys, values};
   size_t ks = clsort_type_size(job->type), vs = job->value_size;
-  size_t align = clsort__wrap_alignment(ctx);
-  if (!align || !clsort__takes_origins(ctx, o, job) || (uintptr_t)keys % ks != 0 ||
-      (vs && (uintptr_t)values % vs != 0))
-    return false;
-  if (!vs) return true;
-  size_t kh = (uintptr_t)keys % align, vh = (uintptr_t)values % align;
-  return !clsort__ranges_overlap((const char *)keys - kh, kh + job->n * ks,
-                                 (const char *)values - vh, vh + job->n * vs);
+  size_t bytes[2] = {job->n * ks, job->n * vs}, elems[2] = {ks, vs ? vs : 1};
+  return clsort__takes_origins(ctx, o, job) &&
+         clsort__host_arrays_at_ok(ctx, arrays, bytes, elems, vs ? 2 : 1);
 }
 
 /* The host forms in core: the caller's keys (and values) as device
