@@ -74,8 +74,13 @@ static void ctx_setup(void) {
 }
 
 /* A short scan whose result is checked. */
+/* A host scan of n u32 whose arrays lie 2 bytes past t_alloc's, not
+ * aligned to their elements: staged on every device (a CPU device uses
+ * arrays aligned to their elements in place, and stages nothing). The
+ * helpers read and write the elements byte-wise. */
 static void quick_scan(clsort_context *c, size_t n) {
-  uint32_t *in = t_alloc(n * 4), *out = t_alloc(n * 4), *want = t_alloc(n * 4);
+  unsigned char *in_raw = t_alloc(n * 4 + 2), *out_raw = t_alloc(n * 4 + 2);
+  unsigned char *in = in_raw + 2, *out = out_raw + 2, *want = t_alloc(n * 4);
   t_rng r;
   t_rng_init(&r, "context quick scan");
   t_fill_int(&r, CLSORT_U32, in, n);
@@ -83,8 +88,8 @@ static void quick_scan(clsort_context *c, size_t n) {
   ASSERT_OK(clsort_scan(c, CLSORT_U32, CLSORT_SCAN_EXCLUSIVE, in, out, n));
   ASSERT_EQ_ELEMS(out, want, n, 4);
   t_release_now(want);
-  t_release_now(out);
-  t_release_now(in);
+  t_release_now(out_raw);
+  t_release_now(in_raw);
 }
 
 static clsort_context *create_or_fail(const char *spec) {
