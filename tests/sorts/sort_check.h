@@ -77,6 +77,15 @@ void t_check_payload_permutation_at(clsort_type t, const void *keys_in, const vo
                                     const void *vals, size_t vs, size_t first, size_t n,
                                     bool indices);
 
+/* One sort's outputs from the input `keys` (n keys): the keys `got`
+ * sorted and equal to `want` (keys gathered by the stable reference
+ * permutation `perm`), or for an argsort (indices) equal to the input;
+ * the payload `vals` (vs bytes each; 0: none) exactly as perm says when
+ * the options are stable, else a permutation consistent with the keys. */
+void t_check_outputs(clsort_type t, const void *keys, const void *want, const size_t *perm,
+                     const void *got, const void *vals, size_t vs, size_t n,
+                     const clsort_options *o, bool indices);
+
 /* One input through the chosen modes, each output checked: keys sorted and
  * equal to the stable reference (so a permutation of the input), payloads
  * in the stable order (or, for an unstable sort, a permutation carrying
