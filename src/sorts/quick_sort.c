@@ -1,6 +1,17 @@
-/* quick_sort.c: the GPU quicksort (seed 000, made level-parallel). Each
- * level partitions every active segment around its own sampled pivot at
- * once, each within its own range, so a level moves only the keys of
+/* quick_sort.c: the GPU quicksort (seed 000, made level-parallel).
+ *
+ * By default each level splits every segment 16 ways around 15 pivots
+ * drawn from a sample of that segment, plus an equality bucket per pivot:
+ * a multi-pivot quicksort, which runs the sample sort's classification,
+ * scatter and packed leaves (sample_sort.c) with a fixed small fan-out.
+ * A two-way split moves every active key once per halving; 16 ways move
+ * it once per four. H100, 2^24 u32 keys, same run (docs/results/
+ * quick-multipivot-2026-11-27-h100, call 1): two ways 1.765 ms, 16 ways
+ * 0.984 (8 ways 1.225, 4 ways 1.714), CUB's merge sort 0.867.
+ *
+ * CLSORT_QUICK_WAYS=2 keeps the two-way partition below, the seed's own
+ * shape: each level partitions every active segment around its own
+ * sampled pivot at once, each within its own range, so a level moves only the keys of
  * segments still active; segments of at most one bitonic tile are
  * finished by the segmented small sort. The partition is built from the
  * shared layer's pieces: the work-group scan ranks a tile's keys, and the
@@ -212,10 +223,37 @@ static void bound_level(quick_plan *p, unsigned level, unsigned known_level, siz
   p->list_len = 2 * active < p->small_cap ? 2 * active : p->small_cap;
 }
 
+/* The multi-pivot levels' ways (buckets per split besides the equality
+ * buckets) and keys sampled per pivot; CLSORT_QUICK_WAYS=WAYS[:SAMPLES]
+ * overrides them (WAYS a power of two, 2..256; 2 runs the two-way
+ * partition; SAMPLES 1..1024). Same call as above: 16 ways with 8 or 16
+ * samples a pivot 0.984 / 0.972 ms (2^26: 3.80 / 3.78 against CUB's
+ * 3.42); 32 ways 0.952 with 16. Sixteen keep the quicksort a quicksort:
+ * a few pivots a segment, from a sample of that segment. */
+#define QUICK_WAYS 16
+#define QUICK_SAMPLES 8
+
+static void ways_for(unsigned *ways, unsigned *samples) {
+  unsigned f[2] = {0, 0};
+  static const char *const name = "CLSORT_QUICK_WAYS";
+  unsigned got = clsort__env_fields(name, f, 2);
+  *ways = QUICK_WAYS;
+  *samples = QUICK_SAMPLES;
+  if (got >= 1 && clsort__env_field_ok(name, "WAYS", f[0], 2, 256, ENV_POW2)) *ways = f[0];
+  if (got >= 2 && clsort__env_field_ok(name, "SAMPLES", f[1], 1, 1024, ENV_ANY)) *samples = f[1];
+}
+
 clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
   if (n == 0) return CLSORT_SUCCESS;
   if (ctx->tuning.cpu_shape) return clsort__quick_sort_cpu(ctx, job);
+  unsigned ways, samples;
+  ways_for(&ways, &samples);
+  if (ways > 2) {
+    clsort__debug("quick: %u ways a level, %u keys sampled per pivot (the sample sort's levels)",
+                  ways, samples);
+    return clsort__sample_sort_ways(ctx, job, ways, samples);
+  }
   clsort__sort_job unstable = *job;
   unstable.stable = false;
   clsort__bitonic_shape bs = clsort__bitonic_shape_for(ctx, key_size, vs, false);

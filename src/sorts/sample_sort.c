@@ -672,14 +672,19 @@ static clsort_status run_levels(clsort_context *ctx, plan *p) {
   return flush_small(ctx, p);
 }
 
-clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job) {
+/* The sort with at most k buckets per split, s keys sampled per splitter
+ * (0: the thesis' rule) and at most `parents` parents per batch. */
+static clsort_status sort_with(clsort_context *ctx, const clsort__sort_job *job, unsigned k,
+                               unsigned s, unsigned parents) {
   size_t n = job->n, key_size = clsort_type_size(job->type);
   if (n == 0) return CLSORT_SUCCESS;
   plan p;
   memset(&p, 0, sizeof p);
   p.job = job;
   p.key_size = key_size;
-  read_config(ctx, &p.k, &p.oversampling, &p.max_parents);
+  p.k = k;
+  p.oversampling = s;
+  p.max_parents = parents;
   /* GPUs sample at least 8 keys per splitter. The rule gives 1 up to 8
    * million keys a parent, and buckets then reach 8 times their mean: at
    * 2^24 u32 keys (H200) 19 of 32768 buckets outgrew a 4096-key tile and
@@ -730,4 +735,15 @@ clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *j
   if (st == CLSORT_SUCCESS && err != CL_SUCCESS) st = CL_CHECK(err);
   if (st == CLSORT_SUCCESS && err2 != CL_SUCCESS) st = CL_CHECK(err2);
   return st;
+}
+
+clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job) {
+  unsigned k, s, parents;
+  read_config(ctx, &k, &s, &parents);
+  return sort_with(ctx, job, k, s, parents);
+}
+
+clsort_status clsort__sample_sort_ways(clsort_context *ctx, const clsort__sort_job *job,
+                                       unsigned ways, unsigned oversampling) {
+  return sort_with(ctx, job, ways, oversampling, MAX_PARENTS);
 }

@@ -50,6 +50,12 @@ clsort_status clsort__radix_sort_cpu(clsort_context *ctx, const clsort__sort_job
 /* The comparison sorts built on the bitonic tile: sample sort (seed 004),
  * merge sort (merge path; stable) and quicksort. Each in its own file. */
 clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job);
+/* The sample sort's levels with at most `ways` buckets per split (a power
+ * of two, 2..256) and `oversampling` keys sampled per splitter (0: the
+ * thesis' rule): the GPU quicksort's multi-pivot levels (quick_sort.c).
+ * CLSORT_SAMPLE does not apply. */
+clsort_status clsort__sample_sort_ways(clsort_context *ctx, const clsort__sort_job *job,
+                                       unsigned ways, unsigned oversampling);
 clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *job);
 /* The merge sort's CPU shape (merge_cpu.c), which clsort__merge_sort runs
  * when ctx->tuning.cpu_shape is set; n >= 1. */

@@ -285,6 +285,13 @@ T_TEST(quick_options) {
 /* ------------------------------------------------------------ tile shape */
 static void tiled_setup(void) { t_shape_setup(TILED_TUNING); }
 
+/* The same shape with the two-way partition (CLSORT_QUICK_WAYS=2) in
+ * place of the multi-pivot levels, which the "tiled" part runs. */
+static void two_way_setup(void) {
+  t_shape_setup(TILED_TUNING);
+  t_setenv("CLSORT_QUICK_WAYS", "2");
+}
+
 /* The override took: a small-sort tile of 256 keys for every type. */
 T_TEST(quick_tiled_shape) {
   for (int ti = 0; ti < 6; ti++)
@@ -325,8 +332,10 @@ T_TEST(quick_large) {
 }
 
 /* ------------------------------------------------------------------ main */
-/* Parts: "matrix" (the default shape) and "tiled" (CLSORT_TUNING=16:16:2),
- * so that meson runs them in parallel; no part runs both. */
+/* Parts: "matrix" (the default shape), "tiled" (CLSORT_TUNING=16:16:2, a
+ * GPU shape: the multi-pivot levels) and "two-way" (that shape with the
+ * two-way partition), so that meson runs them in parallel; no part runs
+ * two. */
 static void add_common(TCase *tc) {
   tcase_add_loop_test(tc, quick_edge_sizes, 0, 6);
   tcase_add_loop_test(tc, quick_adversarial, 0, 6 * A_COUNT);
@@ -346,6 +355,10 @@ static void add(Suite *s, unsigned tiers) {
     if (t_part_selected("tiled")) {
       TCase *tc = t_shape_tcase(s, "tiled", tiled_setup);
       tcase_add_test(tc, quick_tiled_shape);
+      add_common(tc);
+    }
+    if (t_part_selected("two-way")) {
+      TCase *tc = t_shape_tcase(s, "two-way", two_way_setup);
       add_common(tc);
     }
   }
