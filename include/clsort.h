@@ -181,15 +181,19 @@ typedef enum clsort_algorithm {
    * co-rank samples. CLSORT_MERGE=WG:ITEMS (environment) overrides the
    * merge tile. */
   CLSORT_MERGE = 4,
-  /* Quicksort: each level splits every segment around a pivot sampled from
-   * 63 strata, through the shared split primitive; keys equal to a
-   * repeated pivot are peeled off; segments up to a tile finish in the
-   * segmented small sort. Not stable (CLSORT_STABLE returns
-   * CLSORT_ERROR_UNSUPPORTED); whole keys only. Reads a few bytes back per
-   * level, one level late, so clsort_sort_buffer returns when the sort is
-   * nearly done (the radix sort's caveat about gated wait lists applies).
-   * Scratch: 2n keys + n bytes, plus 2n values with payloads, plus about
-   * 450 bytes per tile of tables. */
+  /* Quicksort. On GPUs each level splits every segment 32 ways around 31
+   * pivots sampled from that segment, plus an equality bucket per pivot
+   * (a multi-pivot quicksort on the sample sort's classification and
+   * scatter; the caveats and scratch of CLSORT_SAMPLE apply), and segments
+   * up to a tile finish in the block sort. CLSORT_QUICK_WAYS=WAYS[:SAMPLES]
+   * (environment) sets the ways and the keys sampled per pivot; with 2,
+   * each level splits every segment around one pivot sampled from 63
+   * strata, keys equal to a repeated pivot peeled off, and reads a few
+   * bytes back per level, one level late (scratch: 2n keys + n bytes,
+   * plus 2n values with payloads, plus about 450 bytes per tile of
+   * tables). On CPUs: parallel two-way splits, then a serial introsort per
+   * core. Not stable (CLSORT_STABLE returns CLSORT_ERROR_UNSUPPORTED);
+   * whole keys only. */
   CLSORT_QUICK = 5
 } clsort_algorithm;
 

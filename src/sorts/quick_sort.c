@@ -1,18 +1,20 @@
 /* quick_sort.c: the GPU quicksort (seed 000, made level-parallel).
  *
- * By default each level splits every segment 16 ways around 15 pivots
- * drawn from a sample of that segment, plus an equality bucket per pivot:
- * a multi-pivot quicksort, which runs the sample sort's classification,
- * scatter and packed leaves (sample_sort.c) with a fixed small fan-out.
- * A two-way split moves every active key once per halving; 16 ways move
- * it once per four. H100, 2^24 u32 keys, same run (docs/results/
- * quick-multipivot-2026-11-27-h100, call 1): two ways 1.765 ms, 16 ways
- * 0.984 (8 ways 1.225, 4 ways 1.714), CUB's merge sort 0.867.
+ * By default each level splits every segment 32 ways around 31 pivots
+ * drawn from a sample of that segment (16 keys per pivot), plus an
+ * equality bucket per pivot: a multi-pivot quicksort, which runs the
+ * sample sort's classification, scatter and packed leaves (sample_sort.c)
+ * with a fixed fan-out. A two-way split moves every active key once per
+ * halving; 32 ways move it once per five. H100, u32 keys, same run
+ * (docs/results/quick-multipivot-2026-11-27-h100, call 2), ms at 2^24 /
+ * 2^26: two ways 1.770 / 6.794, 16 ways 0.980 / 3.841, 32 ways 0.973 /
+ * 3.357, CUB's merge sort 0.867 / 3.416; 32 ways are also the fastest of
+ * the three for u32 pairs and u64 keys and pairs.
  *
  * CLSORT_QUICK_WAYS=2 keeps the two-way partition below, the seed's own
  * shape: each level partitions every active segment around its own
- * sampled pivot at once, each within its own range, so a level moves only the keys of
- * segments still active; segments of at most one bitonic tile are
+ * sampled pivot at once, each within its own range, so a level moves only
+ * the keys of segments still active; segments of at most one bitonic tile are
  * finished by the segmented small sort. The partition is built from the
  * shared layer's pieces: the work-group scan ranks a tile's keys, and the
  * decoupled look-back (NVIDIA) or the device-wide scan (elsewhere) gives
@@ -226,12 +228,11 @@ static void bound_level(quick_plan *p, unsigned level, unsigned known_level, siz
 /* The multi-pivot levels' ways (buckets per split besides the equality
  * buckets) and keys sampled per pivot; CLSORT_QUICK_WAYS=WAYS[:SAMPLES]
  * overrides them (WAYS a power of two, 2..256; 2 runs the two-way
- * partition; SAMPLES 1..1024). Same call as above: 16 ways with 8 or 16
- * samples a pivot 0.984 / 0.972 ms (2^26: 3.80 / 3.78 against CUB's
- * 3.42); 32 ways 0.952 with 16. Sixteen keep the quicksort a quicksort:
- * a few pivots a segment, from a sample of that segment. */
-#define QUICK_WAYS 16
-#define QUICK_SAMPLES 8
+ * partition; SAMPLES 1..1024). Measured as above (call 1: 4, 8 and 16
+ * ways, 8 or 16 samples; call 2: 16:8 against 32:16 over u32 and u64 keys
+ * and pairs at 2^24 and 2^26). The sample sort splits 256 ways. */
+#define QUICK_WAYS 32
+#define QUICK_SAMPLES 16
 
 static void ways_for(unsigned *ways, unsigned *samples) {
   unsigned f[2] = {0, 0};
