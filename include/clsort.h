@@ -560,7 +560,10 @@ CLSORT_API clsort_status clsort_select_buffer(clsort_context *ctx, clsort_type t
  * their keys: out_values[i] is the value of the key at out[i];
  * out_values must not overlap a_values, b_values or out. Device scratch:
  * 8 bytes of co-rank per merge tile of 2048 to 4096 outputs (0.4
- * and later; 0.3 used none).
+ * and later; 0.3 used none); none on a CPU device, which uses the six
+ * arrays in place, with no copy, wherever each is aligned to its elements
+ * (since 0.4; other arrays, and every array on a GPU, are copied in to the
+ * context's staging and out again).
  *
  * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, a NULL
  * array with elements to read or write, unknown type or flags, bad

@@ -128,4 +128,34 @@ clsort_status clsort__host_array_put(clsort_context *ctx, const clsort__host_arr
 /* Releases an array used in place (nothing for a staged one). */
 void clsort__host_array_release(clsort__host_array *a);
 
+/* Up to CLSORT__GROUP_MAX host arrays of one call used in place together
+ * by kernels that add origins (a CPU device): each array's region starts
+ * at the aligned address at or before it, and arrays whose regions overlap
+ * (a and b of one allocation, or the same array twice) share one buffer
+ * over the union of their regions, since OpenCL leaves commands on
+ * buffers over overlapping host memory undefined. mem[i] and at[i] (in
+ * elements) say where array i is; an array with no bytes has neither. */
+#define CLSORT__GROUP_MAX 8
+typedef struct clsort__host_group {
+  cl_mem mem[CLSORT__GROUP_MAX];
+  size_t at[CLSORT__GROUP_MAX];
+  cl_mem owned[CLSORT__GROUP_MAX]; /* the distinct buffers, released by _release */
+  size_t owned_count;
+} clsort__host_group;
+/* Whether the arrays can be so used: a CPU device (clsort__wrap_alignment
+ * nonzero), count <= CLSORT__GROUP_MAX, each array aligned to its
+ * elements. Else the caller stages them. */
+bool clsort__host_group_ok(const clsort_context *ctx, size_t count, const void *const *ps,
+                           const size_t *elem);
+/* Makes the buffers (nothing copied). On failure g holds nothing. */
+clsort_status clsort__host_group_get(clsort_context *ctx, size_t count, const void *const *ps,
+                                     const size_t *bytes, const size_t *elem,
+                                     clsort__host_group *g);
+/* Makes the device's writes to array i (bytes long) visible in host
+ * memory: a blocking map and unmap (on a CPU device they are there
+ * already: no copy). */
+clsort_status clsort__host_group_put(clsort_context *ctx, const clsort__host_group *g, size_t i,
+                                     size_t elem, size_t bytes);
+void clsort__host_group_release(clsort__host_group *g);
+
 #endif

@@ -76,6 +76,81 @@ bool clsort__host_arrays_at_ok(const clsort_context *ctx, const void *const *ps,
   return true;
 }
 
+bool clsort__host_group_ok(const clsort_context *ctx, size_t count, const void *const *ps,
+                           const size_t *elem) {
+  if (!clsort__wrap_alignment(ctx) || count > CLSORT__GROUP_MAX) return false;
+  for (size_t i = 0; i < count; i++)
+    if ((uintptr_t)ps[i] % elem[i] != 0) return false;
+  return true;
+}
+
+clsort_status clsort__host_group_get(clsort_context *ctx, size_t count, const void *const *ps,
+                                     const size_t *bytes, const size_t *elem,
+                                     clsort__host_group *g) {
+  size_t align = clsort__wrap_alignment(ctx);
+  /* Each array's region [lo, hi); `root` joins arrays into groups: an
+   * array whose region overlaps an earlier group's joins it, and groups
+   * that it bridges merge, until no two groups overlap. */
+  uintptr_t lo[CLSORT__GROUP_MAX], hi[CLSORT__GROUP_MAX];
+  size_t root[CLSORT__GROUP_MAX];
+  for (size_t i = 0; i < count; i++) {
+    uintptr_t p = (uintptr_t)ps[i];
+    lo[i] = p - p % align;
+    hi[i] = p + bytes[i];
+    root[i] = i;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < count; i++)
+      for (size_t j = 0; j < count; j++) {
+        size_t ri = root[i], rj = root[j];
+        if (!bytes[i] || !bytes[j] || ri == rj) continue;
+        if (lo[ri] < hi[rj] && lo[rj] < hi[ri]) {
+          size_t keep = ri < rj ? ri : rj, gone = ri < rj ? rj : ri;
+          lo[keep] = lo[keep] < lo[gone] ? lo[keep] : lo[gone];
+          hi[keep] = hi[keep] > hi[gone] ? hi[keep] : hi[gone];
+          for (size_t k = 0; k < count; k++)
+            if (root[k] == gone) root[k] = keep;
+          changed = true;
+        }
+      }
+  }
+  g->owned_count = 0;
+  clsort_status st = CLSORT_SUCCESS;
+  for (size_t i = 0; i < count; i++) {
+    g->mem[i] = NULL;
+    g->at[i] = 0;
+    if (!bytes[i] || st != CLSORT_SUCCESS) continue;
+    size_t r = root[i];
+    if (r == i) {
+      /* The device reads inputs only: casting away const is safe. */
+      st = clsort__wrap_host(ctx, (void *)lo[r], hi[r] - lo[r], &g->mem[i]);
+      if (st == CLSORT_SUCCESS) g->owned[g->owned_count++] = g->mem[i];
+    } else {
+      g->mem[i] = g->mem[r]; /* r < i: made already */
+    }
+    g->at[i] = ((uintptr_t)ps[i] - lo[r]) / elem[i];
+  }
+  if (st != CLSORT_SUCCESS) clsort__host_group_release(g);
+  return st;
+}
+
+clsort_status clsort__host_group_put(clsort_context *ctx, const clsort__host_group *g, size_t i,
+                                     size_t elem, size_t bytes) {
+  if (!bytes) return CLSORT_SUCCESS;
+  cl_int err;
+  void *mapped = clEnqueueMapBuffer(ctx->queue, g->mem[i], CL_TRUE, CL_MAP_READ, g->at[i] * elem,
+                                    bytes, 0, NULL, NULL, &err);
+  FORWARD_IF_ERROR(CL_CHECK(err));
+  return CL_CHECK(clEnqueueUnmapMemObject(ctx->queue, g->mem[i], mapped, 0, NULL, NULL));
+}
+
+void clsort__host_group_release(clsort__host_group *g) {
+  for (size_t i = 0; i < g->owned_count; i++) clReleaseMemObject(g->owned[i]);
+  g->owned_count = 0;
+  for (size_t i = 0; i < CLSORT__GROUP_MAX; i++) g->mem[i] = NULL;
+}
+
 /* Every host form ends here: on failure, drain the queue so that nothing
  * still refers to the caller's memory. */
 static clsort_status finish(clsort_context *ctx, clsort_status st) {

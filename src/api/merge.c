@@ -71,55 +71,57 @@ static clsort_status check_overlaps(const merge_arrays *m, size_t out_bytes, siz
   return CLSORT_SUCCESS;
 }
 
-/* In place on a CPU device when every array is aligned as it wants (six
- * wrapped buffers, b at 0 of its own); else a and b staged together, the
- * outputs staged apart. Everything is acquired before the kernel writes,
- * and the outputs are read back only on success. */
+/* On a CPU device: every array used in place, however it is aligned to
+ * its elements, by the CPU shape's merge, which adds their origins (a and
+ * b of one allocation share a buffer). Outputs are mapped back only on
+ * success; the kernel writes nothing else. */
+static clsort_status merge_in_place(clsort_context *ctx, clsort__sort_job job,
+                                    const void *const *all, const size_t *bytes,
+                                    const size_t *elems, size_t na, size_t nb) {
+  clsort__host_group g;
+  FORWARD_IF_ERROR(clsort__host_group_get(ctx, 6, all, bytes, elems, &g));
+  job.keys_out = g.mem[4];
+  job.vals_out = g.mem[5];
+  const clsort__merge_at at = {g.at[0], g.at[2], g.at[1], g.at[3], g.at[4], g.at[5]};
+  clsort_status st =
+      clsort__merge_two_cpu(ctx, &job, g.mem[0], g.mem[2], na, g.mem[1], g.mem[3], nb, &at);
+  if (st == CLSORT_SUCCESS) st = clsort__host_group_put(ctx, &g, 5, elems[5], bytes[5]);
+  if (st == CLSORT_SUCCESS) st = clsort__host_group_put(ctx, &g, 4, elems[4], bytes[4]);
+  if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
+  clsort__host_group_release(&g);
+  return st;
+}
+
+/* In place on a CPU device (merge_in_place); else a and b staged
+ * together, the outputs staged apart. Everything is acquired before the
+ * kernel writes, and the outputs are read back only on success. */
 static clsort_status merge_in_core(clsort_context *ctx, clsort__sort_job job, const merge_arrays *m,
                                    size_t na, size_t nb) {
   size_t ks = clsort_type_size(job.type), vs = job.value_size, n = na + nb;
   bool pairs = vs != 0;
   const void *all[6] = {m->a.p, m->b.p, m->va.p, m->vb.p, m->out, m->vout};
-  bool wrap = true;
-  for (int i = 0; i < 6; i++) wrap = wrap && (!all[i] || clsort__can_wrap(ctx, all[i]));
-  clsort__host_array A = {NULL, false, 0}, B = {NULL, false, 0};
-  clsort__host_array VA = {NULL, false, 0}, VB = {NULL, false, 0};
+  size_t ve = pairs ? vs : 1;
+  size_t bytes[6] = {m->a.bytes, m->b.bytes, m->va.bytes, m->vb.bytes, n * ks, n * vs};
+  size_t elems[6] = {ks, ks, ve, ve, ks, ve};
+  if (clsort__host_group_ok(ctx, 6, all, elems))
+    return merge_in_place(ctx, job, all, bytes, elems, na, nb);
+  clsort__host_array A = {NULL, false, 0}, VA = {NULL, false, 0};
   clsort__host_array O = {NULL, false, 0}, VO = {NULL, false, 0};
-  size_t b_first = 0;
-  clsort_status st = CLSORT_SUCCESS;
-  if (wrap) {
-    if (na) st = clsort__host_array_get(ctx, SLOT_HOST_IN, m->a.p, m->a.bytes, true, true, &A);
-    if (st == CLSORT_SUCCESS && nb)
-      st = clsort__host_array_get(ctx, SLOT_HOST_IN, m->b.p, m->b.bytes, true, true, &B);
-    if (st == CLSORT_SUCCESS && pairs && na)
-      st = clsort__host_array_get(ctx, SLOT_HOST_IN, m->va.p, m->va.bytes, true, true, &VA);
-    if (st == CLSORT_SUCCESS && pairs && nb)
-      st = clsort__host_array_get(ctx, SLOT_HOST_IN, m->vb.p, m->vb.bytes, true, true, &VB);
-    if (st == CLSORT_SUCCESS)
-      st = clsort__host_array_get(ctx, SLOT_HOST_OUT, m->out, n * ks, false, true, &O);
-    if (st == CLSORT_SUCCESS && pairs)
-      st = clsort__host_array_get(ctx, SLOT_HOST_OUT, m->vout, n * vs, false, true, &VO);
-  } else {
-    b_first = na;
-    st = stage_two(ctx, SLOT_HOST_IN, m->a, m->b, &A.mem);
-    B.mem = A.mem;
-    if (st == CLSORT_SUCCESS && pairs) st = stage_two(ctx, SLOT_HOST_AUX, m->va, m->vb, &VA.mem);
-    VB.mem = VA.mem;
-    if (st == CLSORT_SUCCESS)
-      st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, n * ks, false, false, &O);
-    /* The sorts' value slot: a merge runs no sort that would need it. */
-    if (st == CLSORT_SUCCESS && pairs)
-      st = clsort__host_array_get(ctx, SLOT_SORT_VALUES, NULL, n * vs, false, false, &VO);
-  }
+  size_t b_first = na;
+  clsort_status st = stage_two(ctx, SLOT_HOST_IN, m->a, m->b, &A.mem);
+  if (st == CLSORT_SUCCESS && pairs) st = stage_two(ctx, SLOT_HOST_AUX, m->va, m->vb, &VA.mem);
+  if (st == CLSORT_SUCCESS)
+    st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, n * ks, false, false, &O);
+  /* The sorts' value slot: a merge runs no sort that would need it. */
+  if (st == CLSORT_SUCCESS && pairs)
+    st = clsort__host_array_get(ctx, SLOT_SORT_VALUES, NULL, n * vs, false, false, &VO);
   job.keys_out = O.mem;
   job.vals_out = VO.mem;
   if (st == CLSORT_SUCCESS)
-    st = clsort__merge_two(ctx, &job, A.mem, VA.mem, na, B.mem, VB.mem, b_first, nb);
+    st = clsort__merge_two(ctx, &job, A.mem, VA.mem, na, A.mem, VA.mem, b_first, nb);
   if (st == CLSORT_SUCCESS && pairs) st = clsort__host_array_put(ctx, &VO, m->vout, n * vs);
   if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &O, m->out, n * ks);
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
-  clsort__host_array *mine[6] = {&A, &B, &VA, &VB, &O, &VO};
-  for (int i = 0; i < 6; i++) clsort__host_array_release(mine[i]);
   return st;
 }
 

@@ -13,6 +13,14 @@ static const char *const merge_cpu_files[] = {"common/common.cl", "sorts/keys.cl
                                               NULL};
 static const clsort__program_spec merge_cpu_spec = {"merge_cpu", merge_cpu_files};
 
+/* The range of outputs a merge work-item writes: about eight per core,
+ * at least 2^14 (a power of two, as mcpu_merge needs). */
+static size_t merge_chunk(const clsort_context *ctx, size_t n) {
+  size_t target = n / (8 * (size_t)ctx->compute_units + 1), c = (size_t)1 << 14;
+  while (c * 2 <= target) c *= 2;
+  return c;
+}
+
 /* A block of 2^13 keys (32 or 64 KB with its values) merges in the core's
  * L2; merge ranges of at least 2^14 outputs, about eight per core, keep the
  * cores busy to the end of each pass. CLSORT_MERGE_CPU=BLOCK:CHUNK (log2)
@@ -26,9 +34,7 @@ static void shape(const clsort_context *ctx, size_t n, size_t *block, size_t *ch
     *chunk = (size_t)1 << f[1];
     return;
   }
-  size_t target = n / (8 * (size_t)ctx->compute_units + 1), c = (size_t)1 << 14;
-  while (c * 2 <= target) c *= 2;
-  *chunk = c;
+  *chunk = merge_chunk(ctx, n);
 }
 
 clsort_status clsort__cpu_sort_kernel(clsort_context *ctx, const clsort__program_spec *spec,
@@ -56,6 +62,29 @@ clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_
   int kind = clsort__key_kind(job->type), desc = job->descending;
   clsort__arg args[] = {ARG(job->keys_in), ARG(vals), ARG(segments), ARG(kind), ARG(desc)};
   return clsort__launch(ctx, k, count, 1, 5, args, 0, NULL, NULL);
+}
+
+clsort_status clsort__merge_two_cpu(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,
+                                    cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t nb,
+                                    const clsort__merge_at *at) {
+  cl_kernel k;
+  FORWARD_IF_ERROR(merge_cpu_kernel(ctx, job, "mcpu_merge_two", &k));
+  size_t n = na + nb;
+  if (n == 0) return CLSORT_SUCCESS;
+  /* An empty side may come as NULL; the kernel never reads it. Keys-only
+   * programs ignore the value buffers: any valid buffer. */
+  cl_mem ka = a ? a : b, kb = b ? b : a, ko = job->keys_out;
+  bool pairs = job->value_size != 0;
+  cl_mem vxa = pairs ? (va ? va : vb) : ko, vxb = pairs ? (vb ? vb : va) : ko;
+  cl_mem vo = pairs ? job->vals_out : ko;
+  cl_ulong2 a_at = {{at->a, pairs ? at->va : 0}}, b_at = {{at->b, pairs ? at->vb : 0}};
+  cl_ulong2 o_at = {{at->out, pairs ? at->vout : 0}};
+  cl_ulong na64 = na, nb64 = nb, chunk64 = merge_chunk(ctx, n);
+  int kind = clsort__key_kind(job->type), desc = job->descending;
+  clsort__arg args[] = {ARG(ka),   ARG(vxa),  ARG(kb),   ARG(vxb),    ARG(ko),
+                        ARG(vo),   ARG(a_at), ARG(b_at), ARG(o_at),   ARG(na64),
+                        ARG(nb64), ARG(chunk64), ARG(kind), ARG(desc)};
+  return clsort__launch(ctx, k, clsort__div_up(n, chunk64), 1, 14, args, 0, NULL, NULL);
 }
 
 clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job) {

@@ -335,6 +335,10 @@ clsort_status clsort__merge_sort(clsort_context *ctx, const clsort__sort_job *jo
 clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,
                                 cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
                                 size_t nb) {
+  if (ctx->tuning.cpu_shape) {
+    const clsort__merge_at at = {0, 0, b_first, b_first, 0, 0};
+    return clsort__merge_two_cpu(ctx, job, a, va, na, b, vb, nb, &at);
+  }
   size_t n = na + nb, vs = job->value_size;
   if (n == 0) return CLSORT_SUCCESS;
   /* One pair: a run (a power of two) that holds all n outputs, so that

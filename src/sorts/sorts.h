@@ -83,6 +83,18 @@ clsort_status clsort__quick_sort_cpu(clsort_context *ctx, const clsort__sort_job
 clsort_status clsort__merge_two(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,
                                 cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t b_first,
                                 size_t nb);
+/* Where each array of a merge starts in its buffer, in elements: A's keys
+ * and values, B's, the output's. */
+typedef struct clsort__merge_at {
+  size_t a, va, b, vb, out, vout;
+} clsort__merge_at;
+/* The same merge in the CPU shape (merge_cpu.c; clsort__merge_two runs it
+ * when ctx->tuning.cpu_shape is set): a serial merge per range of outputs,
+ * straight between the arrays, which may be a caller's host arrays used in
+ * place (several in one buffer) at the origins `at`. No scratch. */
+clsort_status clsort__merge_two_cpu(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,
+                                    cl_mem va, size_t na, cl_mem b, cl_mem vb, size_t nb,
+                                    const clsort__merge_at *at);
 
 /* The kernels of a merge pass (merge_sort.c, merge.cl) for sorted runs of
  * `run` keys and longer: the two ways to find every tile's co-rank ahead

@@ -2,12 +2,16 @@
  * against a stable CPU reference (the stable sort of a followed by b, which
  * is the stable merge with a first on ties): every key type, both
  * directions, keys and pairs with 4- and 8-byte values, empty sides, all
- * ties, interleaved sides, the ten distributions; then each error path
- * with its status and every array untouched. */
+ * ties, interleaved sides, the ten distributions; the arrays laid out as
+ * callers lay them out (used in place on a CPU device); then each error
+ * path with its status and every array untouched. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sorts/sort_check.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* a (na keys) and b (nb keys) of type t, each sorted in the direction of
  * o, drawn from `dist`; interleaved: a holds the even ranks of one sorted
@@ -162,6 +166,159 @@ T_TEST(merge_unsorted_inputs_stay_in_bounds) {
     ck_abort_msg("%s: past the output: %s", t_where(), msg);
 }
 
+/* ------------------------------------------------------------ layouts */
+
+/* `bytes` of memory between two inaccessible pages: the first byte right
+ * after one (at_end false) or the last right before the other (at_end
+ * true), so that a kernel that reads a byte before or past the array on a
+ * CPU device, where host arrays are used in place, faults. */
+static void unmap_guarded(void *p) {
+  size_t *h = p;
+  munmap((void *)h[0], h[1]);
+  free(p);
+}
+static void *guarded(size_t bytes, bool at_end) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), len = ((bytes + page - 1) / page + 2) * page;
+  unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) ck_abort_msg("%s: mmap of %zu bytes failed", t_where(), len);
+  size_t *h = malloc(2 * sizeof *h);
+  h[0] = (size_t)m;
+  h[1] = len;
+  t_defer(unmap_guarded, h);
+  if (mprotect(m, page, PROT_NONE) != 0 || mprotect(m + len - page, page, PROT_NONE) != 0)
+    ck_abort_msg("%s: mprotect failed", t_where());
+  return at_end ? m + len - page - bytes : m + page;
+}
+
+/* One merge of the host form with every array where the caller put it:
+ * outputs checked against the stable reference, the inputs unchanged. */
+static void check_merge_at(clsort_type t, const void *a, const void *va, size_t na, const void *b,
+                           const void *vb, size_t nb, void *out, void *vout, size_t vs,
+                           const clsort_options *o, const char *layout) {
+  size_t ks = clsort_type_size(t), n = na + nb;
+  char *cat = t_alloc(n * ks + 1), *vcat = t_alloc(n * 8 + 1);
+  memcpy(cat, a, na * ks);
+  memcpy(cat + na * ks, b, nb * ks);
+  size_t *perm = t_ref_permutation(t, cat, n, o);
+  char *want = t_alloc(n * ks + 1);
+  t_gather(cat, perm, n, ks, want);
+  if (vs) {
+    memcpy(vcat, va, na * vs);
+    memcpy(vcat + na * vs, vb, nb * vs);
+  }
+  t_label("%s merge, %s, na=%zu nb=%zu vs=%zu %s", clsort_type_name(t), layout, na, nb, vs,
+          t_opt_name(o));
+  clsort_status st = vs ? clsort_merge_pairs(T_CTX, t, a, va, na, b, vb, nb, out, vout, vs, o)
+                        : clsort_merge(T_CTX, t, a, na, b, nb, out, o);
+  if (st != CLSORT_SUCCESS)
+    ck_abort_msg("%s: merge returned %s: %s", t_where(), t_status_name(st), t_last_error());
+  char msg[256];
+  if (!t_elems_equal(out, want, n, ks, msg, sizeof msg))
+    ck_abort_msg("%s: keys: %s", t_where(), msg);
+  if (vs) {
+    char *vwant = t_alloc(n * vs + 1);
+    t_gather(vcat, perm, n, vs, vwant);
+    if (!t_elems_equal(vout, vwant, n, vs, msg, sizeof msg))
+      ck_abort_msg("%s: values: %s", t_where(), msg);
+  }
+  ASSERT_TRUE(memcmp(cat, a, na * ks) == 0 && memcmp(cat + na * ks, b, nb * ks) == 0);
+}
+
+/* a and b drawn as one sorted run in the order of o, cut in two: a's
+ * keys all come before b's (b_first false) or after them. */
+static void gen_cut(t_rng *r, clsort_type t, const clsort_options *o, bool b_first, void *a,
+                    size_t na, void *b, size_t nb) {
+  size_t ks = clsort_type_size(t), n = na + nb;
+  char *all = t_alloc(n * ks + 1), *sorted = t_alloc(n * ks + 1);
+  t_gen_keys(r, t, D_UNIFORM, all, n);
+  t_gather(all, t_ref_permutation(t, all, n, o), n, ks, sorted);
+  memcpy(a, sorted + (b_first ? nb * ks : 0), na * ks);
+  memcpy(b, sorted + (b_first ? 0 : na * ks), nb * ks);
+}
+
+/* Each array against an inaccessible page after it, then before it, so
+ * that a read past either end faults: sides interleaved, a's keys all
+ * before b's and all after, at sizes that put the ends of each run in the
+ * middle of a work-item's range. */
+static void check_guarded(clsort_type t, size_t vs, const clsort_options *o, t_rng *r) {
+  static const size_t sizes[][2] = {{70001, 50003}, {50003, 70001}, {60004, 60000}};
+  size_t ks = clsort_type_size(t);
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (int cut = 0; cut < 3; cut++)
+      for (int at_end = 0; at_end < 2; at_end++) {
+        size_t na = sizes[s][0], nb = sizes[s][1], n = na + nb;
+        char *a = guarded(na * ks, at_end), *b = guarded(nb * ks, at_end);
+        char *out = guarded(n * ks, at_end), *va = NULL, *vb = NULL, *vout = NULL;
+        if (cut == 0)
+          gen_sides(r, t, D_UNIFORM, true, o, a, na, b, nb);
+        else
+          gen_cut(r, t, o, cut == 2, a, na, b, nb);
+        if (vs) {
+          va = guarded(na * vs, at_end);
+          vb = guarded(nb * vs, at_end);
+          vout = guarded(n * vs, at_end);
+          char *v = t_alloc(n * vs);
+          t_fill_pair_values(v, vs, n);
+          memcpy(va, v, na * vs);
+          memcpy(vb, v + na * vs, nb * vs);
+        }
+        static const char *const cuts[] = {"interleaved", "a before b", "b before a"};
+        char layout[96];
+        snprintf(layout, sizeof layout, "%s, arrays %s a page", cuts[cut],
+                 at_end ? "ending at" : "starting after");
+        check_merge_at(t, a, va, na, b, vb, nb, out, vout, vs, o, layout);
+      }
+}
+
+/* _i: u32 keys, f64 keys, u32 with 4-byte values, f64 with 8-byte values.
+ * The arrays as callers lay them out, which a CPU device uses in place
+ * (the CPU shape's merge adds each array's origin): against inaccessible
+ * pages (check_guarded); a, b and the output back to back in one
+ * allocation, one element off alignment, and b before a; a and b the same
+ * array; keys a byte off their alignment (staged). */
+T_TEST(merge_layouts) {
+  static const clsort_type types[] = {CLSORT_U32, CLSORT_F64, CLSORT_U32, CLSORT_F64};
+  clsort_type t = types[_i];
+  if (t_skip_type(t)) return;
+  size_t ks = clsort_type_size(t), vs = _i < 2 ? 0 : ks, na = 70001, nb = 50003, n = na + nb;
+  t_rng r;
+  t_rng_init(&r, "merge_layouts");
+  r.s[0] ^= (uint64_t)_i;
+  clsort_options o = opts(_i % 2, 0u);
+  check_guarded(t, vs, &o, &r);
+  char *a0 = t_alloc(na * ks), *b0 = t_alloc(nb * ks), *v0 = t_alloc(n * 8 + 1);
+  gen_sides(&r, t, D_UNIFORM, _i % 2 == 0, &o, a0, na, b0, nb);
+  if (vs) t_fill_pair_values(v0, vs, n);
+  /* One allocation each for keys and values: [pad][a][b][out] and
+   * [pad][b][a][out], one element of pad. */
+  for (int b_first = 0; b_first < 2; b_first++) {
+    char *k = t_alloc((2 * n + 1) * ks), *v = t_alloc((2 * n + 1) * 8);
+    char *a = k + ks + (b_first ? nb * ks : 0), *b = k + ks + (b_first ? 0 : na * ks);
+    char *va = v + vs + (b_first ? nb * vs : 0), *vb = v + vs + (b_first ? 0 : na * vs);
+    memcpy(a, a0, na * ks);
+    memcpy(b, b0, nb * ks);
+    memcpy(va, v0, na * vs);
+    memcpy(vb, v0 + na * vs, nb * vs);
+    check_merge_at(t, a, vs ? va : NULL, na, b, vs ? vb : NULL, nb, k + (n + 1) * ks,
+                   vs ? v + (n + 1) * vs : NULL, vs, &o,
+                   b_first ? "b, a and out back to back" : "a, b and out back to back");
+  }
+  /* a merged with itself. */
+  {
+    char *out = t_alloc(2 * na * ks), *vout = t_alloc(2 * na * 8 + 1);
+    check_merge_at(t, a0, vs ? v0 : NULL, na, a0, vs ? v0 : NULL, na, out, vs ? vout : NULL, vs,
+                   &o, "a and b the same array");
+  }
+  /* Keys a byte off their alignment: staged, then the same merge. */
+  if (vs == 0) {
+    char *k = t_alloc(n * ks + 1), *out = t_alloc(n * ks + 1);
+    memcpy(k + 1, a0, na * ks);
+    memcpy(k + 1 + na * ks, b0, nb * ks);
+    check_merge_at(t, k + 1, NULL, na, k + 1 + na * ks, NULL, nb, out + 1, NULL, 0, &o,
+                   "arrays a byte off alignment");
+  }
+}
+
 /* ------------------------------------------------------------- errors */
 enum { EN = 64 };
 
@@ -276,6 +433,7 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_loop_test(tc, merge_types, 0, 6);
     tcase_add_loop_test(tc, merge_ties_and_interleaved, 0, 2);
     tcase_add_test(tc, merge_unsorted_inputs_stay_in_bounds);
+    tcase_add_loop_test(tc, merge_layouts, 0, 4);
     tcase_add_test(tc, merge_errors);
     tcase_add_test(tc, merge_buffer_errors);
   }
@@ -284,6 +442,7 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_loop_test(tc, merge_types, 0, 6);
     tcase_add_loop_test(tc, merge_ties_and_interleaved, 0, 2);
     tcase_add_test(tc, merge_unsorted_inputs_stay_in_bounds);
+    tcase_add_loop_test(tc, merge_layouts, 0, 4);
   }
 }
 
