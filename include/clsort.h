@@ -494,6 +494,10 @@ CLSORT_API clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsor
  * From k >= n / 4 the call sorts a copy of all n keys with their
  * positions instead. Scratch: up to n keys + n indices + n bytes, plus
  * the radix sort's for that many; clsort_scratch_bytes gives the bound.
+ * The host forms of clsort_top_k and clsort_select copy the keys to the
+ * device, but a CPU device reads them in place, with no copy, wherever
+ * they are aligned to their elements (since 0.4; before, only where
+ * aligned as the note on the sorts above says).
  * options: NULL or algorithm CLSORT_AUTO or CLSORT_RADIX; CLSORT_STABLE
  * is accepted (the order is always the stable one); a bit range other
  * than the whole key returns CLSORT_ERROR_UNSUPPORTED.

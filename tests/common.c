@@ -1,6 +1,7 @@
 /* common.c: the shared helpers of the test programs (see common.h): seed and
  * PRNG, generators, references, the leak-checking fixture and main. */
 #define _XOPEN_SOURCE 700 /* nftw, mkdtemp, setenv */
+#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS */
 #include "common.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -563,6 +565,26 @@ void *t_alloc(size_t bytes) {
   if (!raw) ck_abort_msg("%s: t_alloc(%zu) failed", t_where(), bytes);
   t_defer(t_alloc_free, raw + t_alloc_skip);
   return raw + t_alloc_skip;
+}
+
+/* The mapping's address and length, for munmap. */
+static void unmap_guarded(void *p) {
+  size_t *h = p;
+  munmap((void *)h[0], h[1]);
+  free(p);
+}
+void *t_guarded(size_t bytes, bool at_end) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), len = ((bytes + page - 1) / page + 2) * page;
+  unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) ck_abort_msg("%s: mmap of %zu bytes failed", t_where(), len);
+  size_t *h = malloc(2 * sizeof *h);
+  if (!h) ck_abort_msg("%s: malloc failed", t_where());
+  h[0] = (size_t)m;
+  h[1] = len;
+  t_defer(unmap_guarded, h);
+  if (mprotect(m, page, PROT_NONE) != 0 || mprotect(m + len - page, page, PROT_NONE) != 0)
+    ck_abort_msg("%s: mprotect failed", t_where());
+  return at_end ? m + len - page - bytes : m + page;
 }
 
 static void release_ctx(void *p) { clsort_context_release(p); }

@@ -266,6 +266,11 @@ void t_release_deferred(void);
 /* Resources registered here are released by t_teardown, last first, even
  * when an assert aborts the test (Check runs without fork: see t_main). */
 void *t_alloc(size_t bytes);
+/* `bytes` of memory between two inaccessible pages: the first byte right
+ * after one (at_end false) or the last right before the other (at_end
+ * true), so that a kernel that reads a byte before or past an array that a
+ * CPU device uses in place faults. Unmapped by t_teardown. */
+void *t_guarded(size_t bytes, bool at_end);
 void t_defer(void (*fn)(void *), void *p);
 /* Releases a deferred resource now (calls fn and unregisters it). */
 void t_release_now(void *p);

@@ -18,7 +18,11 @@
  * the group). Work-group: WG_SIZE. The radix select's kernels walk
  * elements [0, n): one work-item per element in turn on GPUs (the grid
  * strides over n), a contiguous run per work-item in the CPU shape
- * (WG_SIZE 1), where a stride would defeat the cache. */
+ * (WG_SIZE 1), where a stride would defeat the cache. The kernels that
+ * read the input take `keys_at` (the histogram: `first`), the elements
+ * before it in its buffer: a caller's host array used in place from the
+ * aligned address before it on a CPU device (sorts.h's keys_at), else 0;
+ * positions count from the input's first key. */
 
 /* The sampled path's control buffer, in 4-byte words (top_k_sample.c
  * names the same offsets): the candidates counted, the keys counted below
@@ -68,8 +72,9 @@ KERNEL void topk_histogram(__global const KEY_T *keys, ulong first, ulong n, uin
 
 /* flags[i] = whether key i's order bits match `prefix` under `mask`: the
  * candidates that stay for the next round. */
-KERNEL void topk_flag_prefix(__global const KEY_T *keys, ulong n, KEY_T mask, KEY_T prefix,
-                             int kind, int desc, __global uchar *flags) {
+KERNEL void topk_flag_prefix(__global const KEY_T *keys, ulong keys_at, ulong n, KEY_T mask,
+                             KEY_T prefix, int kind, int desc, __global uchar *flags) {
+  keys += keys_at;
   TK_FOR(i, n) { flags[i] = (key_to_bits(keys[i], kind, desc) & mask) == prefix; }
 }
 
@@ -78,10 +83,11 @@ KERNEL void topk_flag_prefix(__global const KEY_T *keys, ulong n, KEY_T mask, KE
  * wide), at the slot a global counter hands out: in no particular order,
  * which the host restores by sorting. The host sizes the outputs for all
  * of them (it knows their count) and keeps it below 2^32. */
-KERNEL void topk_append(__global const KEY_T *keys, ulong n, KEY_T threshold, int kind, int desc,
-                        __global KEY_T *out_keys, int positions, int wide,
+KERNEL void topk_append(__global const KEY_T *keys, ulong keys_at, ulong n, KEY_T threshold,
+                        int kind, int desc, __global KEY_T *out_keys, int positions, int wide,
                         __global uint *pos32, __global ulong *pos64,
                         volatile __global uint *counter) {
+  keys += keys_at;
   TK_FOR(i, n) {
     if (key_to_bits(keys[i], kind, desc) <= threshold) {
       uint at = atomic_inc(counter);
@@ -108,8 +114,9 @@ inline ulong tk_sample_at(uint i, ulong n, uint s) {
 /* The sample into ctl from word TK_SAMPLE, a work-item per entry: the CPU
  * shape's draw (on GPUs topk_thresholds draws it itself, one launch
  * less). */
-KERNEL void topk_sample(__global const KEY_T *keys, ulong n, uint s, int kind, int desc,
-                        __global uint *ctl) {
+KERNEL void topk_sample(__global const KEY_T *keys, ulong keys_at, ulong n, uint s, int kind,
+                        int desc, __global uint *ctl) {
+  keys += keys_at;
   __global KEY_T *out = (__global KEY_T *)(ctl + TK_SAMPLE);
   for (uint i = get_global_id(0); i < s; i += get_global_size(0))
     out[i] = key_to_bits(keys[tk_sample_at(i, n, s)], kind, desc);
@@ -206,11 +213,12 @@ UNROLL
  * (CLSORT_TOPK=low) sets both to 0. Writes lo and hi at TK_BOUNDS and
  * zeroes the words of the filter, topk_final and topk_settle. Local: 256 +
  * WG_SIZE + 3 uints. */
-KERNEL void topk_thresholds(__global const KEY_T *keys, ulong n, int kind, int desc, int draw,
-                            __global uint *ctl, uint s, int lo_rank, uint hi_rank,
-                            int force_zero) {
+KERNEL void topk_thresholds(__global const KEY_T *keys, ulong keys_at, ulong n, int kind,
+                            int desc, int draw, __global uint *ctl, uint s, int lo_rank,
+                            uint hi_rank, int force_zero) {
   __local uint hist[256], tmp[WG_SIZE];
   volatile __local uint pick[3];
+  keys += keys_at;
   __global KEY_T *sample = (__global KEY_T *)(ctl + TK_SAMPLE);
   bool want_lo = lo_rank >= 0 && (uint)lo_rank < min(hi_rank, s);
   /* draw: the sample first, TK_BATCH random reads in flight per
@@ -268,9 +276,11 @@ UNROLL
 #else
 #define TK_ITEMS ITEMS
 #endif
-KERNEL void topk_filter(__global const KEY_T *keys, ulong n, ulong chunk, int kind, int desc,
-                        uint cap, __global KEY_T *out_keys, int positions, int wide,
-                        __global uint *pos32, __global ulong *pos64, volatile __global uint *ctl) {
+KERNEL void topk_filter(__global const KEY_T *keys, ulong keys_at, ulong n, ulong chunk,
+                        int kind, int desc, uint cap, __global KEY_T *out_keys, int positions,
+                        int wide, __global uint *pos32, __global ulong *pos64,
+                        volatile __global uint *ctl) {
+  keys += keys_at;
   ulong begin = get_group_id(0) * chunk, end = min(n, begin + chunk);
   const __global KEY_T *bounds = (const __global KEY_T *)(ctl + TK_BOUNDS);
   const KEY_T lo = bounds[0], hi = bounds[1];

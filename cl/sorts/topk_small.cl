@@ -17,7 +17,8 @@
  * the position 0xFFFFFFFF marks an empty slot (order bits all ones), which
  * sorts after every element. Work-group: WG_SIZE (1 in the CPU shape,
  * where nothing is merged and no local memory is used). Local memory: the
- * tree's lists, WG_SIZE / 2 * TK_K pairs, plus one uint. */
+ * tree's lists, WG_SIZE / 2 * TK_K pairs, plus one uint. topk_small_groups
+ * reads the input from `keys_at` of its buffer (as topk.cl's kernels). */
 
 #if !defined(TK_K)
 #error "topk_small.cl needs TK_K"
@@ -138,8 +139,10 @@ inline void tk_empty(KEY_T *kb, uint *ki) {
  * a warp pays when one takes it. Invariant: each list holds the TK_K
  * smallest pairs of the keys its work-item has read. CPU shape: one
  * work-item walks the part in a serial loop. */
-KERNEL void topk_small_groups(__global const KEY_T *keys, ulong n, ulong chunk, int kind,
-                              int desc, __global KEY_T *out_bits, __global uint *out_pos) {
+KERNEL void topk_small_groups(__global const KEY_T *keys, ulong keys_at, ulong n,
+                              ulong chunk, int kind, int desc, __global KEY_T *out_bits,
+                              __global uint *out_pos) {
+  keys += keys_at;
   ulong begin = get_group_id(0) * chunk, end = min(n, begin + chunk);
   KEY_T kb[TK_K];
   uint ki[TK_K];

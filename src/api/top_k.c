@@ -29,12 +29,21 @@ static clsort_status check_top_k(size_t n, size_t k, bool has_keys_out, bool has
   return CLSORT_SUCCESS;
 }
 
-/* The keys of a host-array call: in place on a CPU device when aligned as
- * it wants, else staged. */
-static clsort_status keys_on_device(clsort_context *ctx, const void *keys, size_t bytes,
-                                    clsort__host_array *a) {
-  return clsort__host_array_get(ctx, SLOT_HOST_IN, keys, bytes, true, clsort__can_wrap(ctx, keys),
-                                a);
+/* The keys of a host-array call, as job->keys_in: on a CPU device in place,
+ * as they are when aligned as it wants, else from the aligned address
+ * before them when aligned to their elements (job->keys_at: the kernels
+ * that read them add it); else staged. */
+static clsort_status keys_on_device(clsort_context *ctx, clsort__sort_job *job, const void *keys,
+                                    size_t bytes, clsort__host_array *a) {
+  size_t ks = clsort_type_size(job->type);
+  bool wrap = clsort__can_wrap(ctx, keys);
+  if (!wrap && clsort__host_arrays_at_ok(ctx, &keys, &bytes, &ks, 1))
+    FORWARD_IF_ERROR(clsort__host_array_get_at(ctx, keys, bytes, a));
+  else
+    FORWARD_IF_ERROR(clsort__host_array_get(ctx, SLOT_HOST_IN, keys, bytes, true, wrap, a));
+  job->keys_in = a->mem;
+  job->keys_at = a->head / ks;
+  return CLSORT_SUCCESS;
 }
 
 static clsort_status top_k_host(clsort_context *ctx, clsort_type type, const void *keys, size_t n,
@@ -58,7 +67,7 @@ static clsort_status top_k_host(clsort_context *ctx, clsort_type type, const voi
   job.value_size = is;
   /* The outputs are k elements: always staged. */
   clsort__host_array in = {NULL, false, 0}, ko = {NULL, false, 0}, io = {NULL, false, 0};
-  clsort_status st = keys_on_device(ctx, keys, n * ks, &in);
+  clsort_status st = keys_on_device(ctx, &job, keys, n * ks, &in);
   if (st == CLSORT_SUCCESS && out_keys)
     st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, k * ks, false, false, &ko);
   if (st == CLSORT_SUCCESS && is)
@@ -130,7 +139,7 @@ static clsort_status select_host(clsort_context *ctx, clsort_type type, const vo
   clsort__sort_job job = clsort__make_job(type, n, o);
   clsort__host_array in;
   clsort__selected sel;
-  clsort_status st = keys_on_device(ctx, keys, n * ks, &in);
+  clsort_status st = keys_on_device(ctx, &job, keys, n * ks, &in);
   if (st == CLSORT_SUCCESS) st = clsort__select_key(ctx, &job, in.mem, n, k, &sel);
   if (st == CLSORT_SUCCESS) {
     uint64_t key = clsort__key_of_bits(type, job.descending, sel.bits);

@@ -40,6 +40,13 @@ static inline cl_ulong2 clsort__pair_at(const clsort__sort_job *job, cl_mem k, c
   return at;
 }
 
+/* The origin of a buffer that top-k and select read: job->keys_at where
+ * it is the job's input (a caller's host array used in place on a CPU
+ * device), else 0 (scratch, or a buffer of the caller's). */
+static inline cl_ulong clsort__input_at(const clsort__sort_job *job, cl_mem m) {
+  return m && m == job->keys_in ? job->keys_at : 0;
+}
+
 clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job);
 /* The radix sort's CPU shape (radix_cpu.c), which clsort__radix_sort runs
  * when clsort__radix_cpu_runs: ctx->tuning.cpu_shape is set and the

@@ -40,7 +40,8 @@ static clsort_status histogram(clsort_context *ctx, cl_kernel k, cl_mem cur, siz
     cl_uint zero = 0, got[BUCKETS];
     FORWARD_IF_ERROR(CL_CHECK(
         clEnqueueFillBuffer(ctx->queue, table, &zero, sizeof zero, 0, sizeof got, 0, NULL, NULL)));
-    cl_ulong first64 = first, n64 = clsort__min(part, m - first), mask64 = mask, prefix64 = prefix;
+    cl_ulong first64 = clsort__input_at(job, cur) + first, n64 = clsort__min(part, m - first);
+    cl_ulong mask64 = mask, prefix64 = prefix;
     cl_uint mask32 = (cl_uint)mask, prefix32 = (cl_uint)prefix, shift32 = shift;
     clsort__arg args[] = {ARG(cur),
                           ARG(first64),
@@ -104,19 +105,25 @@ clsort_status clsort__radix_select(clsort_context *ctx, const clsort__sort_job *
     if (in_bucket > candidates / 8) continue;
     /* Keep the bucket's keys only. */
     FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_FLAGS, m, &flags));
-    cl_ulong m64 = m, mask64 = mask, prefix64 = prefix;
+    cl_ulong m64 = m, mask64 = mask, prefix64 = prefix, at = clsort__input_at(job, cur);
     cl_uint mask32 = (cl_uint)mask, prefix32 = (cl_uint)prefix;
     clsort__arg fargs[] = {ARG(cur),
+                           ARG(at),
                            ARG(m64),
                            ks == 8 ? ARG(mask64) : ARG(mask32),
                            ks == 8 ? ARG(prefix64) : ARG(prefix32),
                            ARG(kind),
                            ARG(desc),
                            ARG(flags)};
-    FORWARD_IF_ERROR(clsort__topk_launch_each(ctx, flags_k, m, 7, fargs));
+    FORWARD_IF_ERROR(clsort__topk_launch_each(ctx, flags_k, m, 8, fargs));
     clsort__slot slot = turn % 2 ? SLOT_SELECT_B : SLOT_SELECT_A;
     FORWARD_IF_ERROR(clsort__scratch(ctx, slot, in_bucket * ks, &spare[turn % 2]));
-    FORWARD_IF_ERROR(clsort__select(ctx, ks, false, cur, flags, spare[turn % 2], m, count));
+    /* The input used in place (a CPU device) is compacted from its origin
+     * by the CPU shape's select, which adds it. */
+    const size_t origins[3] = {(size_t)at, 0, 0};
+    FORWARD_IF_ERROR(at ? clsort__select_cpu(ctx, ks, false, cur, flags, spare[turn % 2], m,
+                                             count, origins)
+                        : clsort__select(ctx, ks, false, cur, flags, spare[turn % 2], m, count));
     cur = spare[turn++ % 2];
     m = in_bucket;
   }
@@ -137,6 +144,14 @@ uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t b) {
   }
 }
 
+/* A sort of scratch buffers for the job: its settings, no origins (the
+ * job's input may be a caller's array used in place at keys_at). */
+static clsort__sort_job scratch_job(const clsort__sort_job *job) {
+  clsort__sort_job s = *job;
+  s.keys_at = s.vals_at = 0;
+  return s;
+}
+
 /* Keys and positions of n keys, sorted stably: the path of a large k.
  * The keys are copied first and sorted in place: with keys_in apart from
  * keys_out, the radix sort's GPU shape was seen to leave keys_out
@@ -145,7 +160,7 @@ uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t b) {
 static clsort_status sort_all(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
                               size_t n, cl_mem *sorted_keys, cl_mem *sorted_idx) {
   size_t ks = clsort_type_size(job->type), is = job->value_size;
-  clsort__sort_job s = *job;
+  clsort__sort_job s = scratch_job(job);
   s.n = n;
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_A, n * ks, &s.keys_out));
   s.keys_in = s.keys_out;
@@ -153,8 +168,9 @@ static clsort_status sort_all(clsort_context *ctx, const clsort__sort_job *job, 
     FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SELECT_B, n * is, &s.vals_in));
     s.vals_out = s.vals_in;
   }
-  FORWARD_IF_ERROR(
-      CL_CHECK(clEnqueueCopyBuffer(ctx->queue, keys, s.keys_out, 0, 0, n * ks, 0, NULL, NULL)));
+  size_t from = (size_t)clsort__input_at(job, keys) * ks;
+  FORWARD_IF_ERROR(CL_CHECK(
+      clEnqueueCopyBuffer(ctx->queue, keys, s.keys_out, from, 0, n * ks, 0, NULL, NULL)));
   if (is) FORWARD_IF_ERROR(clsort__run_iota(ctx, &s, s.vals_in, n, 0));
   s.make_index = false;
   if (n >= 2) FORWARD_IF_ERROR(clsort__radix_sort(ctx, &s));
@@ -181,7 +197,7 @@ static clsort_status order_candidates(clsort_context *ctx, const clsort__sort_jo
   size_t ks = clsort_type_size(job->type), is = job->value_size;
   if (c < 2) return CLSORT_SUCCESS;
   if (is) {
-    clsort__sort_job by_pos = *job;
+    clsort__sort_job by_pos = scratch_job(job);
     by_pos.type = is == 8 ? CLSORT_U64 : CLSORT_U32;
     by_pos.n = c;
     by_pos.begin_bit = 0;
@@ -193,7 +209,7 @@ static clsort_status order_candidates(clsort_context *ctx, const clsort__sort_jo
     by_pos.make_index = false;
     FORWARD_IF_ERROR(clsort__radix_sort(ctx, &by_pos));
   }
-  clsort__sort_job s = *job;
+  clsort__sort_job s = scratch_job(job);
   s.n = c;
   s.begin_bit = 0;
   s.end_bit = bit_length(bound);
@@ -213,7 +229,7 @@ static clsort_status order_candidates(clsort_context *ctx, const clsort__sort_jo
 static clsort_status sort_by_key(clsort_context *ctx, const clsort__sort_job *job, cl_mem ck,
                                  cl_mem ci, size_t c, cl_mem *sk, cl_mem *si) {
   size_t ks = clsort_type_size(job->type), is = job->value_size;
-  clsort__sort_job s = *job;
+  clsort__sort_job s = scratch_job(job);
   s.n = c;
   s.begin_bit = 0;
   s.end_bit = (unsigned)ks * 8;
@@ -259,16 +275,15 @@ static clsort_status append_selected(clsort_context *ctx, const clsort__sort_job
   cl_uint zero = 0;
   FORWARD_IF_ERROR(CL_CHECK(
       clEnqueueFillBuffer(ctx->queue, counter, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL)));
-  cl_ulong n64 = n, t64 = sel.bits;
+  cl_ulong n64 = n, t64 = sel.bits, at = clsort__input_at(job, keys);
   cl_uint t32 = (cl_uint)sel.bits;
   int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
   int wide = is == 8;
   cl_mem pos = *ci ? *ci : *ck;
-  clsort__arg args[] = {ARG(keys),      ARG(n64),    ks == 8 ? ARG(t64) : ARG(t32),
-                        ARG(kind),      ARG(desc),   ARG(*ck),
-                        ARG(positions), ARG(wide),   ARG(pos),
-                        ARG(pos),       ARG(counter)};
-  return clsort__topk_launch_each(ctx, append, n, 11, args);
+  clsort__arg args[] = {ARG(keys),     ARG(at),        ARG(n64),  ks == 8 ? ARG(t64) : ARG(t32),
+                        ARG(kind),     ARG(desc),      ARG(*ck),  ARG(positions),
+                        ARG(wide),     ARG(pos),       ARG(pos),  ARG(counter)};
+  return clsort__topk_launch_each(ctx, append, n, 12, args);
 }
 
 /* The first k of the sorted candidates (or of every key sorted) into the

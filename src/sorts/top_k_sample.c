@@ -220,7 +220,7 @@ static clsort_status pick_thresholds(clsort_context *ctx, const clsort__sort_job
   size_t ks = clsort_type_size(job->type), wg = ctx->tuning.wg_size;
   cl_kernel thresholds;
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_thresholds", &thresholds));
-  cl_ulong n64 = n;
+  cl_ulong n64 = n, at = clsort__input_at(job, keys);
   cl_uint s32 = (cl_uint)p->s;
   const char *inside = getenv("CLSORT_TOPK_DRAW");
   int kind = clsort__key_kind(job->type), desc = job->descending;
@@ -228,21 +228,21 @@ static clsort_status pick_thresholds(clsort_context *ctx, const clsort__sort_job
   if (!draw) {
     cl_kernel sample;
     FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_sample", &sample));
-    clsort__arg args[] = {ARG(keys), ARG(n64), ARG(s32), ARG(kind), ARG(desc), ARG(ctl)};
+    clsort__arg args[] = {ARG(keys), ARG(at), ARG(n64), ARG(s32), ARG(kind), ARG(desc), ARG(ctl)};
     /* A work-item per key on GPUs; the CPU shape's groups of one
      * work-item cost a launch each, so there a few walk the sample. */
     size_t global =
         wg > 1 ? clsort__div_up(p->s, wg) * wg : clsort__chunking(ctx, p->s, 256).groups;
-    FORWARD_IF_ERROR(clsort__launch(ctx, sample, global, wg, 6, args, 0, NULL, NULL));
+    FORWARD_IF_ERROR(clsort__launch(ctx, sample, global, wg, 7, args, 0, NULL, NULL));
   }
   /* hi_rank >= s (no upper threshold) and lo_rank -1 (no lower one) pass
    * as they are: the kernel knows both. */
   cl_int lo_rank = (cl_int)p->lo_rank, force_zero = kb == KNOB_LOW;
   cl_uint hi_rank = (cl_uint)clsort__min(p->hi_rank, p->s);
-  clsort__arg targs[] = {ARG(keys),    ARG(n64),     ARG(kind),    ARG(desc),
-                         ARG(draw),    ARG(ctl),     ARG(s32),     ARG(lo_rank),
-                         ARG(hi_rank), ARG(force_zero)};
-  return clsort__launch(ctx, thresholds, wg, wg, 10, targs, 0, NULL, NULL);
+  clsort__arg targs[] = {ARG(keys),    ARG(at),     ARG(n64),     ARG(kind),
+                         ARG(desc),    ARG(draw),   ARG(ctl),     ARG(s32),
+                         ARG(lo_rank), ARG(hi_rank), ARG(force_zero)};
+  return clsort__launch(ctx, thresholds, wg, wg, 11, targs, 0, NULL, NULL);
 }
 
 /* An element-wise topk.cl kernel over n elements (its TK_FOR): enough
@@ -404,14 +404,14 @@ clsort_status clsort__sample_candidates(clsort_context *ctx, const clsort__sort_
 
   /* The pass. */
   cl_uint cap32 = (cl_uint)p.cap;
-  cl_ulong n64 = n, chunk64 = c.chunk;
+  cl_ulong n64 = n, chunk64 = c.chunk, at = clsort__input_at(job, keys);
   int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
   int wide = is == 8;
   cl_mem pos = cp ? cp : ck;
-  clsort__arg args[] = {ARG(keys),      ARG(n64),  ARG(chunk64), ARG(kind),
-                        ARG(desc),      ARG(cap32), ARG(ck),     ARG(positions),
-                        ARG(wide),      ARG(pos),  ARG(pos),     ARG(ctl)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, filter, c.groups * wg, wg, 12, args, 0, NULL, NULL));
+  clsort__arg args[] = {ARG(keys), ARG(at),    ARG(n64), ARG(chunk64),   ARG(kind),
+                        ARG(desc), ARG(cap32), ARG(ck),  ARG(positions), ARG(wide),
+                        ARG(pos),  ARG(pos),   ARG(ctl)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, filter, c.groups * wg, wg, 13, args, 0, NULL, NULL));
   out->keys = ck;
   out->positions = cp;
   out->position_size = is;

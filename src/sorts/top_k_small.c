@@ -89,11 +89,11 @@ clsort_status clsort__top_k_small(clsort_context *ctx, const clsort__sort_job *j
   FORWARD_IF_ERROR(small_kernel(ctx, ks, list, "topk_small_groups", &groups_k));
   FORWARD_IF_ERROR(small_kernel(ctx, ks, list, "topk_small_final", &final_k));
 
-  cl_ulong n64 = n, chunk64 = c.chunk;
+  cl_ulong n64 = n, chunk64 = c.chunk, at = clsort__input_at(job, keys);
   int kind = clsort__key_kind(job->type), desc = job->descending;
-  clsort__arg gargs[] = {ARG(keys), ARG(n64),  ARG(chunk64), ARG(kind),
-                         ARG(desc), ARG(bits), ARG(pos)};
-  FORWARD_IF_ERROR(clsort__launch(ctx, groups_k, c.groups * wg, wg, 7, gargs, 0, NULL, NULL));
+  clsort__arg gargs[] = {ARG(keys), ARG(at),   ARG(n64),  ARG(chunk64),
+                         ARG(kind), ARG(desc), ARG(bits), ARG(pos)};
+  FORWARD_IF_ERROR(clsort__launch(ctx, groups_k, c.groups * wg, wg, 8, gargs, 0, NULL, NULL));
 
   /* An absent output is named by a buffer that is there, never written. */
   cl_uint m32 = (cl_uint)m, k32 = (cl_uint)k;

@@ -6,12 +6,9 @@
  * callers lay them out (used in place on a CPU device); then each error
  * path with its status and every array untouched. */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sorts/sort_check.h"
 
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 /* a (na keys) and b (nb keys) of type t, each sorted in the direction of
  * o, drawn from `dist`; interleaved: a holds the even ranks of one sorted
@@ -168,28 +165,6 @@ T_TEST(merge_unsorted_inputs_stay_in_bounds) {
 
 /* ------------------------------------------------------------ layouts */
 
-/* `bytes` of memory between two inaccessible pages: the first byte right
- * after one (at_end false) or the last right before the other (at_end
- * true), so that a kernel that reads a byte before or past the array on a
- * CPU device, where host arrays are used in place, faults. */
-static void unmap_guarded(void *p) {
-  size_t *h = p;
-  munmap((void *)h[0], h[1]);
-  free(p);
-}
-static void *guarded(size_t bytes, bool at_end) {
-  size_t page = (size_t)sysconf(_SC_PAGESIZE), len = ((bytes + page - 1) / page + 2) * page;
-  unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) ck_abort_msg("%s: mmap of %zu bytes failed", t_where(), len);
-  size_t *h = malloc(2 * sizeof *h);
-  h[0] = (size_t)m;
-  h[1] = len;
-  t_defer(unmap_guarded, h);
-  if (mprotect(m, page, PROT_NONE) != 0 || mprotect(m + len - page, page, PROT_NONE) != 0)
-    ck_abort_msg("%s: mprotect failed", t_where());
-  return at_end ? m + len - page - bytes : m + page;
-}
-
 /* One merge of the host form with every array where the caller put it:
  * outputs checked against the stable reference, the inputs unchanged. */
 static void check_merge_at(clsort_type t, const void *a, const void *va, size_t na, const void *b,
@@ -247,16 +222,16 @@ static void check_guarded(clsort_type t, size_t vs, const clsort_options *o, t_r
     for (int cut = 0; cut < 3; cut++)
       for (int at_end = 0; at_end < 2; at_end++) {
         size_t na = sizes[s][0], nb = sizes[s][1], n = na + nb;
-        char *a = guarded(na * ks, at_end), *b = guarded(nb * ks, at_end);
-        char *out = guarded(n * ks, at_end), *va = NULL, *vb = NULL, *vout = NULL;
+        char *a = t_guarded(na * ks, at_end), *b = t_guarded(nb * ks, at_end);
+        char *out = t_guarded(n * ks, at_end), *va = NULL, *vb = NULL, *vout = NULL;
         if (cut == 0)
           gen_sides(r, t, D_UNIFORM, true, o, a, na, b, nb);
         else
           gen_cut(r, t, o, cut == 2, a, na, b, nb);
         if (vs) {
-          va = guarded(na * vs, at_end);
-          vb = guarded(nb * vs, at_end);
-          vout = guarded(n * vs, at_end);
+          va = t_guarded(na * vs, at_end);
+          vb = t_guarded(nb * vs, at_end);
+          vout = t_guarded(n * vs, at_end);
           char *v = t_alloc(n * vs);
           t_fill_pair_values(v, vs, n);
           memcpy(va, v, na * vs);

@@ -9,8 +9,9 @@
  * after sorting its padded buffer, at the end: CLSORT_TOPK_CHECK): that
  * it runs where it should, and that its misses (a threshold too low, too
  * many candidates, forced through CLSORT_TOPK) and adversarial keys fall
- * back to the radix select with exact results; then each error path with
- * its status and every array untouched. */
+ * back to the radix select with exact results; the keys where callers put
+ * them (read in place on a CPU device); then each error path with its
+ * status and every array untouched. */
 #define _POSIX_C_SOURCE 200809L
 #include "api/testing.h"
 #include "sorts/sort_check.h"
@@ -131,6 +132,40 @@ T_TEST(topk_types) {
     }
   }
   unsetenv("CLSORT_TOPK_CHECK");
+}
+
+/* _i: u32 ascending, f64 descending. The keys where callers put them,
+ * which a CPU device reads in place (every kernel that reads them adds
+ * their origin): against an inaccessible page after them and before them
+ * (a read past either end faults), and one element past t_alloc's
+ * offset; through each path: a small k, the sampled path, its miss and
+ * the radix select's compaction (CLSORT_TOPK=low), the full sort of a
+ * large k, and select sampled and by the radix select alone. */
+T_TEST(topk_layouts) {
+  clsort_type t = _i == 0 ? CLSORT_U32 : CLSORT_F64;
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "topk_layouts");
+  r.s[0] ^= (uint64_t)_i;
+  size_t ks = clsort_type_size(t), n = 100003;
+  clsort_options o = opts(_i == 1);
+  char *src = t_alloc(n * ks);
+  t_gen_keys(&r, t, D_UNIFORM, src, n);
+  size_t *perm = t_ref_permutation(t, src, n, &o);
+  for (int layout = 0; layout < 3; layout++) {
+    char *keys = layout < 2 ? t_guarded(n * ks, layout == 1) : (char *)t_alloc((n + 1) * ks) + ks;
+    memcpy(keys, src, n * ks);
+    check_top_k(t, keys, n, 5, 4, &o, perm, false);
+    check_top_k(t, keys, n, 1000, 8, &o, perm, false);
+    check_top_k(t, keys, n, n / 2, 4, &o, perm, false);
+    check_select(t, keys, n, n / 3, &o, perm, false);
+    setenv("CLSORT_TOPK", "low", 1);
+    check_top_k(t, keys, n, 1000, 4, &o, perm, false);
+    setenv("CLSORT_TOPK", "radix", 1);
+    check_select(t, keys, n, n / 3, &o, perm, false);
+    check_top_k(t, keys, n, 3000, 0, &o, perm, false);
+    unsetenv("CLSORT_TOPK");
+  }
 }
 
 /* Many keys equal to the k-th, so the positions that win among them are
@@ -447,6 +482,7 @@ static void add(Suite *s, unsigned tiers) {
   if (all) {
     tcase_add_loop_test(tc, topk_types, 0, 6);
     tcase_add_loop_test(tc, topk_boundary_ties, 0, 2);
+    tcase_add_loop_test(tc, topk_layouts, 0, 2);
   }
   if (all || t_part_selected("sampled")) {
     tcase_add_loop_test(tc, topk_sampled, 0, 2);
