@@ -184,7 +184,7 @@ static clsort_status bucket_offsets_buffer(clsort_context *ctx, cl_mem buckets, 
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
   if (n > 0) FORWARD_IF_ERROR(check_bucket_ids(ctx, buckets, n, num_buckets));
   FORWARD_IF_ERROR(
-      clsort__bucket_offsets(ctx, buckets, n, num_buckets, tile_size, offset_type, offsets));
+      clsort__bucket_offsets(ctx, buckets, 0, n, num_buckets, tile_size, offset_type, offsets, 0));
   return clsort__marker(ctx, event);
 }
 

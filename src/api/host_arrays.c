@@ -306,16 +306,24 @@ static clsort_status bucket_offsets_host(clsort_context *ctx, const unsigned *bu
     RETURN_IF(buckets[i] >= num_buckets, CLSORT_ERROR_INVALID_ARGUMENT,
               "bucket id %u at index %zu is not below num_buckets (%u)", buckets[i], i,
               num_buckets);
-  size_t table = clsort__div_up(n, tile_size) * num_buckets;
-  size_t table_bytes = table * clsort_type_size(offset_type);
+  size_t table = clsort__div_up(n, tile_size) * num_buckets, os = clsort_type_size(offset_type);
+  size_t table_bytes = table * os;
+  /* As the scan's (scan_host): in place from the aligned addresses before
+   * them, where the CPU shape adds the origins. */
   bool wrap = clsort__can_wrap(ctx, buckets) && clsort__can_wrap(ctx, offsets);
+  const void *arrays[2] = {buckets, offsets};
+  size_t sizes[2] = {n * sizeof(cl_uint), table_bytes}, elems[2] = {sizeof(cl_uint), os};
+  bool at = !wrap && clsort__host_arrays_at_ok(ctx, arrays, sizes, elems, 2);
   clsort__host_array in, out = {NULL, false, 0};
   clsort_status st =
-      clsort__host_array_get(ctx, SLOT_HOST_IN, buckets, n * sizeof(cl_uint), true, wrap, &in);
+      at ? clsort__host_array_get_at(ctx, buckets, sizes[0], &in)
+         : clsort__host_array_get(ctx, SLOT_HOST_IN, buckets, sizes[0], true, wrap, &in);
   if (st == CLSORT_SUCCESS)
-    st = clsort__host_array_get(ctx, SLOT_HOST_OUT, offsets, table_bytes, false, wrap, &out);
+    st = at ? clsort__host_array_get_at(ctx, offsets, table_bytes, &out)
+            : clsort__host_array_get(ctx, SLOT_HOST_OUT, offsets, table_bytes, false, wrap, &out);
   if (st == CLSORT_SUCCESS)
-    st = clsort__bucket_offsets(ctx, in.mem, n, num_buckets, tile_size, offset_type, out.mem);
+    st = clsort__bucket_offsets(ctx, in.mem, in.head / sizeof(cl_uint), n, num_buckets,
+                                tile_size, offset_type, out.mem, out.head / os);
   if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &out, offsets, table_bytes);
   st = finish(ctx, st);
   clsort__host_array_release(&out);

@@ -30,9 +30,12 @@ bool clsort__select_supported(size_t element_size);
 clsort_status clsort__select(clsort_context *ctx, size_t element_size, bool split, cl_mem input,
                              cl_mem flags, cl_mem output, size_t n, cl_mem count);
 
-clsort_status clsort__bucket_offsets(clsort_context *ctx, cl_mem buckets, size_t n,
-                                     unsigned num_buckets, size_t tile_size,
-                                     clsort_type offset_type, cl_mem offsets);
+/* buckets_at and offsets_at: the elements before each array in its buffer
+ * (a caller's host array used in place on a CPU device, whose shape adds
+ * them; 0 elsewhere). */
+clsort_status clsort__bucket_offsets(clsort_context *ctx, cl_mem buckets, size_t buckets_at,
+                                     size_t n, unsigned num_buckets, size_t tile_size,
+                                     clsort_type offset_type, cl_mem offsets, size_t offsets_at);
 
 /* How a chunked pass splits n elements: `groups` work-groups, each walking
  * a contiguous chunk of `chunk` elements (whole tiles; the last chunk may

@@ -189,6 +189,38 @@ T_TEST(bucket_offsets_partition) {
   }
 }
 
+/* _i = offset type. The host form with the ids and the table against an
+ * inaccessible page after them, then before them (a CPU device reads and
+ * writes them in place: a byte past either end faults), and one element
+ * off t_alloc's offset. */
+T_TEST(bucket_offsets_guarded) {
+  clsort_type ot = _i ? CLSORT_U64 : CLSORT_U32;
+  size_t n = 100003, tile = 1000, os = clsort_type_size(ot);
+  unsigned nb = 16;
+  size_t entries = (n + tile - 1) / tile * nb;
+  t_rng r;
+  t_rng_init(&r, "bucket_offsets_guarded");
+  unsigned *src = t_alloc(n * sizeof(unsigned));
+  fill_buckets(&r, src, n, nb, 0);
+  uint64_t *ref = t_alloc(entries * 8);
+  t_ref_bucket_offsets(src, n, nb, tile, ref);
+  for (int layout = 0; layout < 3; layout++) {
+    unsigned *ids = layout < 2 ? t_guarded(n * sizeof(unsigned), layout)
+                               : (unsigned *)t_alloc((n + 1) * sizeof(unsigned)) + 1;
+    unsigned char *out = layout < 2 ? t_guarded(entries * os, layout)
+                                    : (unsigned char *)t_alloc((entries + 1) * os) + os;
+    memcpy(ids, src, n * sizeof(unsigned));
+    t_label("bucket offsets %s, layout %d", clsort_type_name(ot), layout);
+    ASSERT_OK(clsort_bucket_offsets(T_CTX, ids, n, nb, tile, ot, out));
+    for (size_t j = 0; j < entries; j++) {
+      uint64_t got = 0;
+      memcpy(&got, out + j * os, os); /* little-endian: the low bytes */
+      ASSERT_EQ_U64(got, ref[j]);
+    }
+    ASSERT_EQ_ELEMS(ids, src, n, sizeof(unsigned));
+  }
+}
+
 T_TEST(bucket_offsets_large) {
   t_rng r;
   t_rng_init(&r, "bucket_offsets_large");
@@ -205,6 +237,7 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_loop_test(tc, bucket_offsets_tiles, 0, 10);
     tcase_add_loop_test(tc, bucket_offsets_zero_length, 0, 10);
     tcase_add_test(tc, bucket_offsets_partition);
+    tcase_add_loop_test(tc, bucket_offsets_guarded, 0, 2);
   }
   if (tiers & T_SLOW) {
     TCase *tc = t_tcase(s, "histogram_slow", true);
