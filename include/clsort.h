@@ -601,10 +601,11 @@ CLSORT_API clsort_status clsort_merge_buffer(clsort_context *ctx, clsort_type ty
 /* The device-wide scan/compact layer that every algorithm uses. The
  * *_buffer forms are enqueued on the context's queue after `wait_list` and
  * return an optional completion event (released by the caller); the host
- * forms copy in, run and copy out, blocking (on a CPU device, clsort_scan,
- * clsort_reduce, clsort_compact and clsort_split of 4- and 8-byte types,
- * and clsort_bucket_offsets (since 0.4), use arrays aligned to their
- * elements in place, with no copy). n may be
+ * forms copy in, run and copy out, blocking (on a CPU device, clsort_scan
+ * and clsort_reduce of every type, clsort_compact and clsort_split of 4-
+ * and 8-byte types, and clsort_bucket_offsets use arrays aligned to their
+ * elements in place, with no copy; the 8- and 16-bit scans and reductions
+ * and the bucket offsets since 0.4). n may be
  * 0. On error nothing is
  * enqueued (but for the bucket-id check of clsort_bucket_offsets_buffer)
  * and no output is modified.

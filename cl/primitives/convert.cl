@@ -9,8 +9,11 @@
  * a NaN stays a NaN of its sign (quiet, the top of its payload kept).
  *
  * Needs common.cl before it. Every kernel takes the 8-bit and the 16-bit
- * view of one buffer (the host passes it twice) and `kind`, the narrow
- * type: 0 u8, 1 i8, 2 u16, 3 i16, 4 f16, 5 bf16 (clsort_type - CLSORT_U8).
+ * view of one buffer (the host passes it twice), `at`, the narrow
+ * elements before the array in that buffer (a caller's host array used in
+ * place on a CPU device; else 0), and `kind`, the narrow type: 0 u8, 1
+ * i8, 2 u16, 3 i16, 4 f16, 5 bf16 (clsort_type - CLSORT_U8). Each view
+ * moves by `at` of its own elements: only the type's view is used.
  * CHUNK_LOOP over n; work-group WG_SIZE; no local memory. */
 
 /* The float bits of binary16 bits h: exact (subnormals normalised). */
@@ -50,8 +53,10 @@ inline ushort f32_to_bf16_bits(uint f) {
 }
 
 /* out[i] = the 32-bit form of narrow element i. */
-KERNEL void convert_widen(__global const uchar *in8, __global const ushort *in16, ulong n, int kind,
-                          __global uint *out) {
+KERNEL void convert_widen(__global const uchar *in8, __global const ushort *in16, ulong at,
+                          ulong n, int kind, __global uint *out) {
+  in8 += at;
+  in16 += at;
   CHUNK_LOOP(i, n) {
     uint w;
     switch (kind) {
@@ -68,7 +73,9 @@ KERNEL void convert_widen(__global const uchar *in8, __global const ushort *in16
 
 /* Narrow element i of out = the narrow form of in[i]. */
 KERNEL void convert_narrow(__global const uint *in, ulong n, int kind, __global uchar *out8,
-                           __global ushort *out16) {
+                           __global ushort *out16, ulong at) {
+  out8 += at;
+  out16 += at;
   CHUNK_LOOP(i, n) {
     uint w = in[i];
     if (kind < 2) out8[i] = (uchar)w;

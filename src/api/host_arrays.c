@@ -168,14 +168,13 @@ static clsort_status scan_host(clsort_context *ctx, clsort_type type, clsort_sca
   /* Staged, the scan runs in place in the staging buffer; used in place,
    * it reads the caller's input and writes the caller's output. Arrays
    * aligned only to their elements are used in place from the aligned
-   * address before them (`at`) by the CPU shape, which adds the origins;
-   * the narrow types, widened first, are staged. */
+   * address before them (`at`) by the CPU shape, which adds the origins
+   * (the narrow types: their widening and narrowing kernels). */
   size_t es = clsort_type_size(type);
   const void *arrays[2] = {input, output};
   size_t sizes[2] = {bytes, bytes}, elems[2] = {es, es};
   bool wrap = clsort__can_wrap(ctx, input) && clsort__can_wrap(ctx, output);
-  bool at = !wrap && !clsort__type_is_narrow(type) &&
-            clsort__host_arrays_at_ok(ctx, arrays, sizes, elems, output == input ? 1 : 2);
+  bool at = !wrap && clsort__host_arrays_at_ok(ctx, arrays, sizes, elems, output == input ? 1 : 2);
   clsort__host_array in, out = {NULL, false, 0};
   clsort_status st =
       at ? clsort__host_array_get_at(ctx, input, bytes, &in)
@@ -186,7 +185,7 @@ static clsort_status scan_host(clsort_context *ctx, clsort_type type, clsort_sca
   cl_mem dst = out.mem ? out.mem : in.mem;
   size_t dst_at = (out.mem ? out.head : in.head) / es;
   if (st == CLSORT_SUCCESS)
-    st = at ? clsort__scan_cpu(ctx, type, kind, in.mem, in.head / es, dst, dst_at, n)
+    st = at ? clsort__scan_at(ctx, type, kind, in.mem, in.head / es, dst, dst_at, n)
             : clsort__scan(ctx, type, kind, in.mem, dst, n);
   if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, out.mem ? &out : &in, output, bytes);
   st = finish(ctx, st);
@@ -211,15 +210,14 @@ static clsort_status reduce_host(clsort_context *ctx, clsort_type type, clsort_r
    * (scan_host). */
   size_t bytes = n * size;
   bool wrap = clsort__can_wrap(ctx, input);
-  bool at = n > 0 && !wrap && !clsort__type_is_narrow(type) &&
-            clsort__host_arrays_at_ok(ctx, &input, &bytes, &size, 1);
+  bool at = n > 0 && !wrap && clsort__host_arrays_at_ok(ctx, &input, &bytes, &size, 1);
   clsort__host_array in = {NULL, false, 0}, out;
   clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, size, false, false, &out);
   if (st == CLSORT_SUCCESS && n > 0)
     st = at ? clsort__host_array_get_at(ctx, input, bytes, &in)
             : clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
   if (st == CLSORT_SUCCESS)
-    st = at ? clsort__reduce_cpu(ctx, type, op, in.mem, in.head / size, n, out.mem)
+    st = at ? clsort__reduce_at(ctx, type, op, in.mem, in.head / size, n, out.mem)
             : clsort__reduce(ctx, type, op, in.mem, n, out.mem);
   if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &out, result, size);
   st = finish(ctx, st);

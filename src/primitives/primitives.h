@@ -79,6 +79,14 @@ clsort_status clsort__reduce_cpu(clsort_context *ctx, clsort_type type, clsort_r
 clsort_status clsort__select_cpu(clsort_context *ctx, size_t element_size, bool split,
                                  cl_mem input, cl_mem flags, cl_mem output, size_t n,
                                  cl_mem count, const size_t at[3]);
+/* The scan and the reduction of arrays at those origins, every type: the
+ * CPU shape's, or for a narrow type its widening from the origin, the
+ * 32-bit scan or reduction, and its narrowing to the origin (scan.c,
+ * reduce.c). Nonzero origins only on the CPU shape. */
+clsort_status clsort__scan_at(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                              cl_mem input, size_t in_at, cl_mem output, size_t out_at, size_t n);
+clsort_status clsort__reduce_at(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                                cl_mem input, size_t in_at, size_t n, cl_mem result);
 
 /* types.c: the OpenCL C spelling of a type: "uint", "int", "float",
  * "ulong", ... (clsort.h declares clsort_type_size and clsort_type_name,
@@ -92,14 +100,15 @@ bool clsort__type_is_narrow(clsort_type type);
  * i16 -> i32; f16, bf16 -> f32. Other types map to themselves. */
 clsort_type clsort__wide_type(clsort_type type);
 
-/* convert.c: n elements of a narrow type in `in` as their 32-bit values
- * (clsort__wide_type) in *wide, the context's SLOT_WIDE scratch; and back,
- * integers by their low bits, floats rounded to nearest even (exact for
- * values of the narrow type). */
-clsort_status clsort__widen(clsort_context *ctx, clsort_type type, cl_mem in, size_t n,
-                            cl_mem *wide);
+/* convert.c: n elements of a narrow type in `in` (from element in_at) as
+ * their 32-bit values (clsort__wide_type) in *wide, the context's
+ * SLOT_WIDE scratch; and back (to `out` from element out_at), integers by
+ * their low bits, floats rounded to nearest even (exact for values of the
+ * narrow type). */
+clsort_status clsort__widen(clsort_context *ctx, clsort_type type, cl_mem in, size_t in_at,
+                            size_t n, cl_mem *wide);
 clsort_status clsort__narrow(clsort_context *ctx, clsort_type type, cl_mem wide, size_t n,
-                             cl_mem out);
+                             cl_mem out, size_t out_at);
 /* Builds both conversion kernels and reserves SLOT_WIDE for n elements
  * (*wide), so that a narrow scan or reduce fails before it writes. */
 clsort_status clsort__convert_prepare(clsort_context *ctx, size_t n, cl_mem *wide);

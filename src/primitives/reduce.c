@@ -39,13 +39,21 @@ static void identity(clsort_type type, clsort_reduce_op op, unsigned char out[8]
  * SLOT_WIDE, the 32-bit result in SLOT_TABLE, narrowed into `result`
  * (exact for min and max; sums wrap in the narrow type). */
 static clsort_status reduce_narrow(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
-                                   cl_mem in, size_t n, cl_mem result) {
+                                   cl_mem in, size_t in_at, size_t n, cl_mem result) {
   cl_mem wide, wide_result;
   FORWARD_IF_ERROR(clsort__convert_prepare(ctx, n, &wide));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_TABLE, 4, &wide_result));
-  FORWARD_IF_ERROR(clsort__widen(ctx, type, in, n, &wide));
+  FORWARD_IF_ERROR(clsort__widen(ctx, type, in, in_at, n, &wide));
   FORWARD_IF_ERROR(clsort__reduce(ctx, clsort__wide_type(type), op, wide, n, wide_result));
-  return clsort__narrow(ctx, type, wide_result, 1, result);
+  return clsort__narrow(ctx, type, wide_result, 1, result, 0);
+}
+
+clsort_status clsort__reduce_at(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
+                                cl_mem in, size_t in_at, size_t n, cl_mem result) {
+  if (n > 0 && clsort__type_is_narrow(type))
+    return reduce_narrow(ctx, type, op, in, in_at, n, result);
+  if (n > 0) return clsort__reduce_cpu(ctx, type, op, in, in_at, n, result);
+  return clsort__reduce(ctx, type, op, in, n, result);
 }
 
 clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduce_op op,
@@ -56,7 +64,7 @@ clsort_status clsort__reduce(clsort_context *ctx, clsort_type type, clsort_reduc
     identity(type, op, value);
     return CL_CHECK(clEnqueueFillBuffer(ctx->queue, result, value, size, 0, size, 0, NULL, NULL));
   }
-  if (clsort__type_is_narrow(type)) return reduce_narrow(ctx, type, op, in, n, result);
+  if (clsort__type_is_narrow(type)) return reduce_narrow(ctx, type, op, in, 0, n, result);
   if (ctx->tuning.cpu_shape) return clsort__reduce_cpu(ctx, type, op, in, 0, n, result);
   cl_kernel reduce;
   FORWARD_IF_ERROR(clsort__scan_kernel(ctx, type, SCAN_REDUCE_CHUNKS, &reduce));

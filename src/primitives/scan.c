@@ -109,20 +109,27 @@ clsort_status clsort__scan_prepare(clsort_context *ctx, clsort_type type, size_t
 /* A narrow type through its 32-bit type (convert.c), in SLOT_WIDE; the
  * integer sums wrap in the narrow type once narrowed. */
 static clsort_status scan_narrow(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
-                                 cl_mem in, cl_mem out, size_t n) {
+                                 cl_mem in, size_t in_at, cl_mem out, size_t out_at, size_t n) {
   clsort_type wt = clsort__wide_type(type);
   cl_mem wide;
   FORWARD_IF_ERROR(clsort__convert_prepare(ctx, n, &wide));
   FORWARD_IF_ERROR(clsort__scan_prepare(ctx, wt, n));
-  FORWARD_IF_ERROR(clsort__widen(ctx, type, in, n, &wide));
+  FORWARD_IF_ERROR(clsort__widen(ctx, type, in, in_at, n, &wide));
   FORWARD_IF_ERROR(clsort__scan(ctx, wt, kind, wide, wide, n));
-  return clsort__narrow(ctx, type, wide, n, out);
+  return clsort__narrow(ctx, type, wide, n, out, out_at);
+}
+
+clsort_status clsort__scan_at(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
+                              cl_mem in, size_t in_at, cl_mem out, size_t out_at, size_t n) {
+  if (n == 0) return CLSORT_SUCCESS;
+  if (clsort__type_is_narrow(type)) return scan_narrow(ctx, type, kind, in, in_at, out, out_at, n);
+  return clsort__scan_cpu(ctx, type, kind, in, in_at, out, out_at, n);
 }
 
 clsort_status clsort__scan(clsort_context *ctx, clsort_type type, clsort_scan_kind kind,
                            cl_mem in, cl_mem out, size_t n) {
   if (n == 0) return CLSORT_SUCCESS;
-  if (clsort__type_is_narrow(type)) return scan_narrow(ctx, type, kind, in, out, n);
+  if (clsort__type_is_narrow(type)) return scan_narrow(ctx, type, kind, in, 0, out, 0, n);
   if (ctx->tuning.cpu_shape) return clsort__scan_cpu(ctx, type, kind, in, 0, out, 0, n);
   /* Everything that can fail for want of memory or a build, before the
    * first launch. */
