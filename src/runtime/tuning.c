@@ -83,14 +83,19 @@ void clsort__tune(clsort_context *ctx) {
    * shape; bench/ uses it to measure alternatives. A shape is one unit:
    * any field out of range keeps the whole default. ITEMS sizes private
    * arrays and unrolled loops (ITEMS=4294967292 once made a 100k scan run
-   * for minutes); 256 is the CPU default. */
+   * for minutes); 256 is the CPU default. Groups of one work-item are the
+   * CPU shape's: on a GPU, whose kernels then take the CPU branches of
+   * common.cl, NVIDIA's compiler refused the radix program (H100, the
+   * suite's sort-levels part), so GPUs take groups of 16 or more, the
+   * smallest the suite runs there. */
   static const char *const name = "CLSORT_TUNING";
   unsigned f[4] = {0, 0, 0, 0};
   unsigned got = clsort__env_fields(name, f, 4);
   unsigned wg = f[0], items = f[1], groups = f[2], radix_items = f[3];
   if (got > 0 && got < 3) clsort__debug("%s needs WG:ITEMS:GROUPS_PER_CU; ignored", name);
   bool forced = got >= 3 &&
-                clsort__env_field_ok(name, "WG", wg, 1, (unsigned)ctx->max_wg_size, ENV_POW2) &&
+                clsort__env_field_ok(name, "WG", wg, ctx->is_cpu ? 1 : 16,
+                                     (unsigned)ctx->max_wg_size, ENV_POW2) &&
                 clsort__env_field_ok(name, "ITEMS", items, 4, 256, ENV_MUL4) &&
                 clsort__env_field_ok(name, "GROUPS_PER_CU", groups, 1, 64, ENV_ANY) &&
                 (radix_items == 0 ||
