@@ -33,15 +33,20 @@ enum {
   E_SPLIT_BUFFER,
   E_BUCKETS,
   E_BUCKETS_BUFFER,
+  E_MERGE,
+  E_TOP_K,
+  E_SELECT_KEY,
   E_NAMES,
   E_COUNT
 };
 static const char *const entry_names[E_COUNT] = {
     "sort",    "sort_pairs",    "argsort", "sort_buffer",    "scan",
     "scan_buffer", "reduce",    "reduce_buffer", "compact", "compact_buffer",
-    "split",   "split_buffer",  "bucket_offsets", "bucket_offsets_buffer", "names"};
+    "split",   "split_buffer",  "bucket_offsets", "bucket_offsets_buffer", "merge",
+    "top_k",   "select",        "names"};
 /* The sorts carry most of the code, so they get most of the cases. */
-static const unsigned entry_weights[E_COUNT] = {14, 14, 14, 14, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 1};
+static const unsigned entry_weights[E_COUNT] = {14, 14, 14, 14, 4, 4, 4, 4, 3,
+                                                3,  3,  3,  3,  3,  4, 4, 2, 1};
 
 /* ----------------------------------------------------------------- config */
 static struct {
@@ -1191,6 +1196,160 @@ static void case_names(t_rng *r) {
   ASSERT_EQ_U64(clsort_version(), CLSORT_VERSION_NUMBER);
 }
 
+/* ------------------------------------------------------ merge and top-k */
+/* `bytes` at a random element offset (0..63 elements of es bytes) into an
+ * allocation of its own, so that the host arrays reach the library at
+ * every alignment that elements allow. */
+static unsigned char *placed(t_rng *r, size_t bytes, size_t es) {
+  size_t skip = (size_t)below(r, 64) * es;
+  return (unsigned char *)t_alloc(skip + bytes + 1) + skip;
+}
+
+/* The status a merge, top-k or select of type t must return: the 8- and
+ * 16-bit types are not taken, nor f64 without fp64. */
+static clsort_status op_expectation(clsort_type t) {
+  bool taken = clsort_type_size(t) >= 4 && (t != CLSORT_F64 || has_fp64);
+  return taken ? CLSORT_SUCCESS : CLSORT_ERROR_UNSUPPORTED;
+}
+
+/* clsort_merge or clsort_merge_pairs of two sides sorted in the options'
+ * order: apart, or in one allocation (a then b, b then a: their aligned
+ * blocks shared), or one array twice; values the same way. Checked against
+ * the stable merge (a's keys first on ties), the inputs unchanged, nothing
+ * written past the outputs. */
+static void case_merge(t_rng *r) {
+  clsort_type t = draw_type(r);
+  size_t es = clsort_type_size(t), na = pick_n(r, cfg.max_n / 2), nb = pick_n(r, cfg.max_n / 2);
+  int layout = (int)below(r, 4); /* apart, a then b, b then a, the same array */
+  if (layout == 3) nb = na;
+  size_t n = na + nb, vs = chance(r, 50) ? (chance(r, 50) ? 8 : 4) : 0;
+  bool desc = chance(r, 50);
+  clsort_options o = {chance(r, 50) ? CLSORT_MERGE : CLSORT_AUTO,
+                      (desc ? CLSORT_DESCENDING : 0u) | (chance(r, 30) ? CLSORT_STABLE : 0u), 0u,
+                      0u};
+  clsort_status want = op_expectation(t);
+  if (want != CLSORT_SUCCESS) cur_kind = K_UNSUPPORTED;
+  unsigned char *ka, *kb, *va, *vb;
+  if (layout == 0) {
+    ka = placed(r, na * es, es), kb = placed(r, nb * es, es);
+    va = placed(r, na * 8, 8), vb = placed(r, nb * 8, 8);
+  } else {
+    unsigned char *k = placed(r, n * es, es), *v = placed(r, n * 8, 8);
+    bool b_first = layout == 2;
+    ka = k + (b_first ? nb * es : 0), kb = layout == 3 ? ka : k + (b_first ? 0 : na * es);
+    va = v + (b_first ? nb * vs : 0), vb = layout == 3 ? va : v + (b_first ? 0 : na * vs);
+  }
+  char desc_a[160], desc_b[160] = "the same array";
+  gen_keys(r, t, ka, na, desc_a, sizeof desc_a);
+  sort_range(t, ka, na, desc);
+  if (layout != 3) {
+    gen_keys(r, t, kb, nb, desc_b, sizeof desc_b);
+    sort_range(t, kb, nb, desc);
+  }
+  static const char *const layouts[4] = {"apart", "a then b", "b then a", "a twice"};
+  t_label("case 0x%016" PRIx64 ": merge %s na=%zu nb=%zu %s, %zu-byte values, %s; a %s; b %s",
+          cur_seed, clsort_type_name(t), na, nb, t_opt_name(&o), vs, layouts[layout], desc_a,
+          desc_b);
+  /* The reference: the stable sort of a then b. */
+  unsigned char *cat = t_alloc(n * es + 1), *vcat = t_alloc(n * 8 + 1);
+  memcpy(cat, ka, na * es);
+  memcpy(cat + na * es, kb, nb * es);
+  if (vs) {
+    t_fill_pair_values(vcat, vs, n);
+    memcpy(va, vcat, na * vs);
+    if (layout != 3) memcpy(vb, vcat + na * vs, nb * vs);
+    else memcpy(vcat + na * vs, vcat, na * vs);
+  }
+  unsigned char *out = placed(r, (n + GUARD) * es, es), *vout = placed(r, (n + GUARD) * 8, 8);
+  t_poison(out, (n + GUARD) * es);
+  t_poison(vout, (n + GUARD) * 8);
+  clsort_status st = vs ? clsort_merge_pairs(T_CTX, t, ka, va, na, kb, vb, nb, out, vout, vs, &o)
+                        : clsort_merge(T_CTX, t, ka, na, kb, nb, out, &o);
+  check_status_limited(st, &want);
+  ASSERT_EQ_ELEMS(ka, cat, na, es);
+  ASSERT_EQ_ELEMS(kb, cat + na * es, nb, es);
+  if (want != CLSORT_SUCCESS) {
+    ASSERT_POISON(out, 0, (n + GUARD) * es);
+    ASSERT_POISON(vout, 0, (n + GUARD) * 8);
+    return;
+  }
+  clsort_options ref = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+  size_t *perm = t_ref_permutation(t, cat, n, &ref);
+  unsigned char *want_keys = t_alloc(n * es + 1);
+  t_gather(cat, perm, n, es, want_keys);
+  ASSERT_EQ_ELEMS(out, want_keys, n, es);
+  ASSERT_POISON(out, n * es, (n + GUARD) * es);
+  if (vs) {
+    unsigned char *want_vals = t_alloc(n * vs + 1);
+    t_gather(vcat, perm, n, vs, want_vals);
+    ASSERT_EQ_ELEMS(vout, want_vals, n, vs);
+    ASSERT_POISON(vout, n * vs, (n + GUARD) * vs);
+  }
+}
+
+/* clsort_top_k (keys, indices of 4 or 8 bytes, or both) or clsort_select
+ * of keys at a random element offset: the first k of the stable order
+ * (the lowest positions win among equal keys), or the key at position k. */
+static void case_top_k(t_rng *r, bool select) {
+  clsort_type t = draw_type(r);
+  size_t es = clsort_type_size(t), n = pick_n(r, cfg.max_n);
+  if (select && n == 0) n = 1;
+  size_t k = select ? (size_t)below(r, n)
+             : chance(r, 50) ? (size_t)below(r, (n < 20 ? n : 20) + 1)
+                             : (size_t)below(r, n + 1);
+  bool keys_out = !select && chance(r, 70);
+  size_t is = select || (keys_out && chance(r, 40)) ? 0 : (chance(r, 50) ? 8 : 4);
+  bool desc = chance(r, 50);
+  clsort_options o = {chance(r, 50) ? CLSORT_RADIX : CLSORT_AUTO,
+                      (desc ? CLSORT_DESCENDING : 0u) | (chance(r, 30) ? CLSORT_STABLE : 0u), 0u,
+                      0u};
+  clsort_status want = op_expectation(t);
+  if (want != CLSORT_SUCCESS) cur_kind = K_UNSUPPORTED;
+  unsigned char *keys = placed(r, n * es, es), *copy = t_alloc(n * es + 1);
+  char desc_k[160];
+  gen_keys(r, t, keys, n, desc_k, sizeof desc_k);
+  memcpy(copy, keys, n * es);
+  t_label("case 0x%016" PRIx64 ": %s %s n=%zu k=%zu %s, %s, %zu-byte indices; %s", cur_seed,
+          select ? "select" : "top_k", clsort_type_name(t), n, k, t_opt_name(&o),
+          keys_out ? "keys" : "no keys", is, desc_k);
+  size_t m = select ? 1 : k;
+  unsigned char *out = placed(r, (m + GUARD) * es, es), *idx = placed(r, (m + GUARD) * 8, 8);
+  t_poison(out, (m + GUARD) * es);
+  t_poison(idx, (m + GUARD) * 8);
+  clsort_status st =
+      select ? clsort_select(T_CTX, t, keys, n, k, out, &o)
+             : clsort_top_k(T_CTX, t, keys, n, k, keys_out ? out : NULL, is ? idx : NULL, is, &o);
+  check_status_limited(st, &want);
+  ASSERT_EQ_ELEMS(keys, copy, n, es);
+  if (want != CLSORT_SUCCESS) {
+    ASSERT_POISON(out, 0, (m + GUARD) * es);
+    ASSERT_POISON(idx, 0, (m + GUARD) * 8);
+    return;
+  }
+  clsort_options ref = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+  size_t *perm = t_ref_permutation(t, keys, n, &ref);
+  unsigned char *want_keys = t_alloc(m * es + 1);
+  if (select) {
+    t_gather(keys, perm + k, 1, es, want_keys);
+  } else {
+    t_gather(keys, perm, k, es, want_keys);
+  }
+  if (select || keys_out) {
+    ASSERT_EQ_ELEMS(out, want_keys, m, es);
+    ASSERT_POISON(out, m * es, (m + GUARD) * es);
+  } else {
+    ASSERT_POISON(out, 0, (m + GUARD) * es);
+  }
+  if (is) {
+    for (size_t i = 0; i < k; i++) {
+      uint64_t got = 0;
+      memcpy(&got, idx + i * is, is); /* little-endian: the low bytes */
+      ASSERT_EQ_U64(got, perm[i]);
+    }
+    ASSERT_POISON(idx, k * is, (k + GUARD) * is);
+  }
+}
+
 /* ------------------------------------------------------------------ cases */
 static int draw_entry(t_rng *r) {
   unsigned total = 0;
@@ -1220,6 +1379,9 @@ static void run_case(uint64_t seed) {
     case E_SPLIT_BUFFER: case_select(&r, cur_entry); break;
     case E_BUCKETS:
     case E_BUCKETS_BUFFER: case_buckets(&r, cur_entry); break;
+    case E_MERGE: case_merge(&r); break;
+    case E_TOP_K:
+    case E_SELECT_KEY: case_top_k(&r, cur_entry == E_SELECT_KEY); break;
     default: case_names(&r);
   }
 }
