@@ -419,8 +419,10 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
  * in one launch, a work-group each (keys alone: a serial sort each), and
  * longer ones one after another; with values, more than 64 short segments
  * are sorted all at once instead: a stable radix sort of every key with
- * its position, then of the positions by segment, then a gather.
- * CLSORT_SEGMENTED=global, packed, packed-split or split in the
+ * its position, then of the positions by segment, then a gather. The
+ * keys are copied to the device and back, but on CPU devices keys alone
+ * are sorted in place wherever they are aligned to their elements (since
+ * 0.4). CLSORT_SEGMENTED=global, packed, packed-split or split in the
  * environment forces a path, to measure them. options: NULL or
  * algorithm CLSORT_AUTO, CLSORT_RADIX or CLSORT_MERGE (the stable sorts),
  * CLSORT_DESCENDING; whole keys only (a bit range returns

@@ -296,9 +296,11 @@ CPU_KERNEL void mcpu_merge_two(const global KEY_T *ka, const global VALUE_T *va,
 /* The segmented small sort's CPU shape (for the sample sort's buckets and
  * clsort_segmented_sort's short keys-only segments, which need no
  * stability): work-item g sorts [segments[2g], segments[2g+1]) in place
- * (introsort_cpu.cl). */
-CPU_KERNEL void mcpu_segments(global KEY_T *keys, global VALUE_T *vals,
+ * (introsort_cpu.cl), counted from the pair's origins `at` (a caller's
+ * host array used in place; else 0). */
+CPU_KERNEL void mcpu_segments(global KEY_T *keys, global VALUE_T *vals, ulong2 at,
                               const global ulong *segments, int kind, int desc) {
+  CPU_AT(keys, vals, at);
   const size_t g = get_group_id(0);
   intro_sort(keys, vals, segments[2 * g], segments[2 * g + 1], key_flips_for(kind, desc));
 }

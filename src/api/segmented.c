@@ -155,27 +155,30 @@ static clsort_status sort_large(clsort_context *ctx, const clsort_options *o, cl
       segs[count++] = (seg){(size_t)offsets[i], (size_t)(offsets[i + 1] - offsets[i])};
   qsort(segs, count, sizeof *segs, longer_first);
   cl_mem keys = job.keys_in, vals = job.vals_in, sk, sv = NULL;
+  /* The job's arrays may be a caller's used in place from their origins. */
+  size_t kat = job.keys_at, vat = job.vals_at;
   clsort_status st = clsort__scratch(ctx, SLOT_SEGMENT_KEYS, segs[0].len * ks, &sk);
   if (st == CLSORT_SUCCESS && vs)
     st = clsort__scratch(ctx, SLOT_SEGMENT_VALUES, segs[0].len * vs, &sv);
   for (size_t i = 0; st == CLSORT_SUCCESS && i < count; i++) {
     size_t first = segs[i].first, len = segs[i].len;
-    st =
-        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, keys, sk, first * ks, 0, len * ks, 0, NULL, NULL));
+    st = CL_CHECK(clEnqueueCopyBuffer(ctx->queue, keys, sk, (kat + first) * ks, 0, len * ks, 0,
+                                      NULL, NULL));
     if (st == CLSORT_SUCCESS && vs)
-      st = CL_CHECK(
-          clEnqueueCopyBuffer(ctx->queue, vals, sv, first * vs, 0, len * vs, 0, NULL, NULL));
+      st = CL_CHECK(clEnqueueCopyBuffer(ctx->queue, vals, sv, (vat + first) * vs, 0, len * vs, 0,
+                                        NULL, NULL));
     clsort__sort_job one = job;
     one.n = len;
     one.keys_in = one.keys_out = sk;
     one.vals_in = one.vals_out = sv;
+    one.keys_at = one.vals_at = 0;
     if (st == CLSORT_SUCCESS) st = clsort__dispatch_sort(ctx, o, &one);
     if (st == CLSORT_SUCCESS)
-      st = CL_CHECK(
-          clEnqueueCopyBuffer(ctx->queue, sk, keys, 0, first * ks, len * ks, 0, NULL, NULL));
+      st = CL_CHECK(clEnqueueCopyBuffer(ctx->queue, sk, keys, 0, (kat + first) * ks, len * ks, 0,
+                                        NULL, NULL));
     if (st == CLSORT_SUCCESS && vs)
-      st = CL_CHECK(
-          clEnqueueCopyBuffer(ctx->queue, sv, vals, 0, first * vs, len * vs, 0, NULL, NULL));
+      st = CL_CHECK(clEnqueueCopyBuffer(ctx->queue, sv, vals, 0, (vat + first) * vs, len * vs, 0,
+                                        NULL, NULL));
   }
   free(segs);
   return st;
@@ -224,6 +227,18 @@ static seg_path choose_path(const clsort__sort_job *job, const uint64_t *offsets
   }
   if (tile) return long_ > 64 && can_global ? PATH_GLOBAL : PATH_PACKED;
   return can_global && job->value_size != 0 && small > 64 ? PATH_GLOBAL : PATH_SMALL;
+}
+
+/* Whether the host form can use the keys in place from the aligned
+ * address before them (job->keys_at): keys alone on the CPU shape's path
+ * of short segments, whose serial sorts and long segments' copies add the
+ * origin. The values' stable tile and the global path take none: those
+ * calls stage. */
+static bool takes_origins(const clsort_context *ctx, const clsort__sort_job *job,
+                          const uint64_t *offsets, size_t num_segments, const seg_facts *facts) {
+  if (!ctx->tuning.cpu_shape || job->value_size) return false;
+  size_t limit = small_limit(ctx, job), tile = clsort__packed_tile(ctx, job);
+  return choose_path(job, offsets, num_segments, facts, limit, tile) == PATH_SMALL;
 }
 
 /* Both forms end here, the keys (and values) on the device: the short
@@ -295,8 +310,14 @@ static clsort_status segmented_host(clsort_context *ctx, clsort_type type, void 
   clsort__sort_job job = clsort__make_job(type, n, o);
   job.value_size = vs;
   bool wrap = clsort__can_wrap(ctx, keys) && (!vs || clsort__can_wrap(ctx, values));
+  const void *arrays[1] = {keys};
+  size_t bytes = n * ks;
+  bool at = !wrap && takes_origins(ctx, &job, offsets, num_segments, &facts) &&
+            clsort__host_arrays_at_ok(ctx, arrays, &bytes, &ks, 1);
   clsort__host_array k, v = {NULL, false, 0};
-  clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_IN, keys, n * ks, true, wrap, &k);
+  clsort_status st = at ? clsort__host_array_get_at(ctx, keys, bytes, &k)
+                        : clsort__host_array_get(ctx, SLOT_HOST_IN, keys, bytes, true, wrap, &k);
+  job.keys_at = k.head / ks;
   if (st == CLSORT_SUCCESS && vs)
     st = clsort__host_array_get(ctx, SLOT_HOST_AUX, values, n * vs, true, wrap, &v);
   job.keys_in = job.keys_out = k.mem;

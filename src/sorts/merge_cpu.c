@@ -59,9 +59,11 @@ clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_
   FORWARD_IF_ERROR(merge_cpu_kernel(ctx, job, "mcpu_segments", &k));
   if (count == 0 || job->n == 0) return CLSORT_SUCCESS; /* built, nothing to sort */
   cl_mem vals = job->value_size ? job->vals_in : job->keys_in;
+  cl_ulong2 at = clsort__pair_at(job, job->keys_in, job->value_size ? vals : NULL);
   int kind = clsort__key_kind(job->type), desc = job->descending;
-  clsort__arg args[] = {ARG(job->keys_in), ARG(vals), ARG(segments), ARG(kind), ARG(desc)};
-  return clsort__launch(ctx, k, count, 1, 5, args, 0, NULL, NULL);
+  clsort__arg args[] = {ARG(job->keys_in), ARG(vals), ARG(at), ARG(segments), ARG(kind),
+                        ARG(desc)};
+  return clsort__launch(ctx, k, count, 1, 6, args, 0, NULL, NULL);
 }
 
 clsort_status clsort__merge_two_cpu(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,

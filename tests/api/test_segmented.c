@@ -145,6 +145,42 @@ static void check_case(t_rng *r, clsort_type t, int layout, int dist, size_t vs,
   }
 }
 
+/* _i: u32, f64. Keys alone, which a CPU device sorts in place from
+ * wherever they are: against an inaccessible page after them, then
+ * before them (a read or write past either end faults), with short
+ * segments and one longer than the small sort takes (copied out, sorted
+ * and copied back at its origin). */
+T_TEST(segmented_guarded) {
+  clsort_type t = _i ? CLSORT_F64 : CLSORT_U32;
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "segmented_guarded");
+  r.s[0] ^= (uint64_t)_i;
+  size_t ks = clsort_type_size(t), limit = clsort__test_segmented_limit(T_CTX, t, 0);
+  uint64_t offsets[5] = {0, 1, 3001, 3001 + limit + 77, 0};
+  size_t n = (size_t)offsets[3] + 5003;
+  offsets[4] = n;
+  char *in = t_alloc(n * ks);
+  t_gen_keys(&r, t, D_UNIFORM, in, n);
+  clsort_options o = {CLSORT_AUTO, _i ? CLSORT_DESCENDING : 0u, 0u, 0u};
+  size_t *perm = t_alloc(n * sizeof *perm);
+  for (size_t s = 0; s < 4; s++) {
+    size_t first = (size_t)offsets[s], len = (size_t)(offsets[s + 1] - offsets[s]);
+    size_t *p = t_ref_permutation(t, in + first * ks, len, &o);
+    for (size_t i = 0; i < len; i++) perm[first + i] = first + p[i];
+  }
+  char *want = t_alloc(n * ks), msg[256];
+  t_gather(in, perm, n, ks, want);
+  for (int at_end = 0; at_end < 2; at_end++) {
+    char *keys = t_guarded(n * ks, at_end);
+    memcpy(keys, in, n * ks);
+    t_label("%s n=%zu, keys %s a page", clsort_type_name(t), n, at_end ? "ending at" : "after");
+    ASSERT_OK(clsort_segmented_sort(T_CTX, t, keys, NULL, 0, n, offsets, 4, &o));
+    if (!t_elems_equal(keys, want, n, ks, msg, sizeof msg))
+      ck_abort_msg("%s: keys: %s", t_where(), msg);
+  }
+}
+
 /* _i = type: every layout, cycling through distributions, directions,
  * payloads and both forms. */
 T_TEST(segmented_types) {
@@ -305,6 +341,7 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_test(tc, segmented_empty);
     tcase_add_test(tc, segmented_errors);
     tcase_add_test(tc, segmented_many_offsets);
+    tcase_add_loop_test(tc, segmented_guarded, 0, 2);
   }
   if (t_part_selected("packed")) {
     TCase *tc = t_shape_tcase(s, "packed", packed_setup);
