@@ -36,6 +36,7 @@ enum {
   E_MERGE,
   E_TOP_K,
   E_SELECT_KEY,
+  E_SEGMENTED,
   E_NAMES,
   E_COUNT
 };
@@ -43,10 +44,10 @@ static const char *const entry_names[E_COUNT] = {
     "sort",    "sort_pairs",    "argsort", "sort_buffer",    "scan",
     "scan_buffer", "reduce",    "reduce_buffer", "compact", "compact_buffer",
     "split",   "split_buffer",  "bucket_offsets", "bucket_offsets_buffer", "merge",
-    "top_k",   "select",        "names"};
+    "top_k",   "select",        "segmented", "names"};
 /* The sorts carry most of the code, so they get most of the cases. */
 static const unsigned entry_weights[E_COUNT] = {14, 14, 14, 14, 4, 4, 4, 4, 3,
-                                                3,  3,  3,  3,  3,  4, 4, 2, 1};
+                                                3,  3,  3,  3,  3,  4, 4, 2, 4, 1};
 
 /* ----------------------------------------------------------------- config */
 static struct {
@@ -1205,8 +1206,8 @@ static unsigned char *placed(t_rng *r, size_t bytes, size_t es) {
   return (unsigned char *)t_alloc(skip + bytes + 1) + skip;
 }
 
-/* The status a merge, top-k or select of type t must return: the 8- and
- * 16-bit types are not taken, nor f64 without fp64. */
+/* The status a merge, top-k, select or segmented sort of type t must
+ * return: the 8- and 16-bit types are not taken, nor f64 without fp64. */
 static clsort_status op_expectation(clsort_type t) {
   bool taken = clsort_type_size(t) >= 4 && (t != CLSORT_F64 || has_fp64);
   return taken ? CLSORT_SUCCESS : CLSORT_ERROR_UNSUPPORTED;
@@ -1350,6 +1351,69 @@ static void case_top_k(t_rng *r, bool select) {
   }
 }
 
+/* clsort_segmented_sort of keys (and 4- or 8-byte values) at a random
+ * element offset: segments drawn empty, short, around the small sort's
+ * limits or long, checked per segment against the stable order (the
+ * values exact), nothing written past n. */
+static void case_segmented(t_rng *r) {
+  clsort_type t = draw_type(r);
+  size_t es = clsort_type_size(t), n = pick_n(r, cfg.max_n);
+  size_t vs = chance(r, 40) ? (chance(r, 50) ? 8 : 4) : 0;
+  bool desc = chance(r, 50);
+  static const clsort_algorithm algs[3] = {CLSORT_AUTO, CLSORT_RADIX, CLSORT_MERGE};
+  clsort_options o = {algs[below(r, 3)], desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+  clsort_status want = op_expectation(t);
+  if (want != CLSORT_SUCCESS) cur_kind = K_UNSUPPORTED;
+  /* Segment lengths: mostly short, some around 2^11-2^15 (the small
+   * sorts' limits), a few as long as what is left. */
+  size_t cap = 1 + n / 2, count = 0;
+  uint64_t *offsets = t_alloc((cap + 2) * sizeof *offsets);
+  offsets[0] = 0;
+  for (size_t at = 0; at < n && count < cap;) {
+    size_t kind = (size_t)below(r, 10), len;
+    if (kind < 6) len = (size_t)below(r, 70);
+    else if (kind < 9) len = ((size_t)1 << (11 + below(r, 5))) + (size_t)below(r, 5) - 2;
+    else len = n - at;
+    if (len > n - at) len = n - at;
+    at += len;
+    offsets[++count] = at;
+  }
+  if (offsets[count] != n) offsets[++count] = n;
+  unsigned char *keys = placed(r, (n + GUARD) * es, es), *vals = placed(r, (n + GUARD) * 8, 8);
+  unsigned char *copy = t_alloc(n * es + 1);
+  char desc_k[160];
+  gen_keys(r, t, keys, n, desc_k, sizeof desc_k);
+  memcpy(copy, keys, n * es);
+  t_poison(keys + n * es, GUARD * es);
+  t_poison(vals, (n + GUARD) * 8);
+  if (vs) t_fill_pair_values(vals, vs, n);
+  t_label("case 0x%016" PRIx64 ": segmented %s n=%zu, %zu segments, %s, %zu-byte values; %s",
+          cur_seed, clsort_type_name(t), n, count, t_opt_name(&o), vs, desc_k);
+  clsort_status st =
+      clsort_segmented_sort(T_CTX, t, keys, vs ? vals : NULL, vs, n, offsets, count, &o);
+  check_status_limited(st, &want);
+  ASSERT_POISON(keys, n * es, (n + GUARD) * es);
+  if (want != CLSORT_SUCCESS) {
+    ASSERT_EQ_ELEMS(keys, copy, n, es);
+    return;
+  }
+  clsort_options ref = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+  size_t *perm = t_alloc(n * sizeof *perm + 1);
+  for (size_t s = 0; s < count; s++) {
+    size_t first = (size_t)offsets[s], len = (size_t)(offsets[s + 1] - offsets[s]);
+    size_t *p = t_ref_permutation(t, copy + first * es, len, &ref);
+    for (size_t i = 0; i < len; i++) perm[first + i] = first + p[i];
+    t_release_now(p);
+  }
+  unsigned char *want_keys = t_alloc(n * es + 1);
+  t_gather(copy, perm, n, es, want_keys);
+  ASSERT_EQ_ELEMS(keys, want_keys, n, es);
+  if (vs) {
+    t_check_payload_exact(vals, vs, perm, n, false);
+    ASSERT_POISON(vals, n * vs, (n + GUARD) * vs);
+  }
+}
+
 /* ------------------------------------------------------------------ cases */
 static int draw_entry(t_rng *r) {
   unsigned total = 0;
@@ -1382,6 +1446,7 @@ static void run_case(uint64_t seed) {
     case E_MERGE: case_merge(&r); break;
     case E_TOP_K:
     case E_SELECT_KEY: case_top_k(&r, cur_entry == E_SELECT_KEY); break;
+    case E_SEGMENTED: case_segmented(&r); break;
     default: case_names(&r);
   }
 }
