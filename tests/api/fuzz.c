@@ -194,10 +194,16 @@ static uint64_t draw_value(t_rng *r, clsort_type t, const pattern *p) {
   }
 }
 
+/* The stable order of n keys at p, ascending or descending (the
+ * reference's permutation). */
+static size_t *stable_order(clsort_type t, const unsigned char *p, size_t n, bool desc) {
+  clsort_options o = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+  return t_ref_permutation(t, p, n, &o);
+}
+
 static void sort_range(clsort_type t, unsigned char *p, size_t n, bool desc) {
   size_t es = clsort_type_size(t);
-  clsort_options o = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
-  size_t *perm = t_ref_permutation(t, p, n, &o);
+  size_t *perm = stable_order(t, p, n, desc);
   unsigned char *tmp = t_alloc(n * es + 1);
   t_gather(p, perm, n, es, tmp);
   memcpy(p, tmp, n * es);
@@ -1274,8 +1280,7 @@ static void case_merge(t_rng *r) {
     ASSERT_POISON(vout, 0, (n + GUARD) * 8);
     return;
   }
-  clsort_options ref = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
-  size_t *perm = t_ref_permutation(t, cat, n, &ref);
+  size_t *perm = stable_order(t, cat, n, desc);
   unsigned char *want_keys = t_alloc(n * es + 1);
   t_gather(cat, perm, n, es, want_keys);
   ASSERT_EQ_ELEMS(out, want_keys, n, es);
@@ -1327,8 +1332,7 @@ static void case_top_k(t_rng *r, bool select) {
     ASSERT_POISON(idx, 0, (m + GUARD) * 8);
     return;
   }
-  clsort_options ref = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
-  size_t *perm = t_ref_permutation(t, keys, n, &ref);
+  size_t *perm = stable_order(t, keys, n, desc);
   unsigned char *want_keys = t_alloc(m * es + 1);
   if (select) {
     t_gather(keys, perm + k, 1, es, want_keys);
@@ -1397,11 +1401,10 @@ static void case_segmented(t_rng *r) {
     ASSERT_EQ_ELEMS(keys, copy, n, es);
     return;
   }
-  clsort_options ref = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
   size_t *perm = t_alloc(n * sizeof *perm + 1);
   for (size_t s = 0; s < count; s++) {
     size_t first = (size_t)offsets[s], len = (size_t)(offsets[s + 1] - offsets[s]);
-    size_t *p = t_ref_permutation(t, copy + first * es, len, &ref);
+    size_t *p = stable_order(t, copy + first * es, len, desc);
     for (size_t i = 0; i < len; i++) perm[first + i] = first + p[i];
     t_release_now(p);
   }
