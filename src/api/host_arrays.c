@@ -40,17 +40,23 @@ clsort_status clsort__host_array_get_at(clsort_context *ctx, const void *p, size
   return CLSORT_SUCCESS;
 }
 
+/* A caller's array used in place, `bytes` at byte `offset` of mem: a
+ * blocking map and unmap makes the device's writes visible in host memory
+ * (on a CPU device they are there already: no copy). */
+static clsort_status map_back(clsort_context *ctx, cl_mem mem, size_t offset, size_t bytes) {
+  if (!bytes) return CLSORT_SUCCESS;
+  cl_int err;
+  void *mapped =
+      clEnqueueMapBuffer(ctx->queue, mem, CL_TRUE, CL_MAP_READ, offset, bytes, 0, NULL, NULL, &err);
+  FORWARD_IF_ERROR(CL_CHECK(err));
+  return CL_CHECK(clEnqueueUnmapMemObject(ctx->queue, mem, mapped, 0, NULL, NULL));
+}
+
 clsort_status clsort__host_array_put(clsort_context *ctx, const clsort__host_array *a, void *p,
                                      size_t bytes) {
   if (!a->wrapped)
     return CL_CHECK(clEnqueueReadBuffer(ctx->queue, a->mem, CL_TRUE, 0, bytes, p, 0, NULL, NULL));
-  /* In place: mapping makes the device's writes visible in host memory
-   * (on a CPU device they are there already: no copy). */
-  cl_int err;
-  void *mapped = clEnqueueMapBuffer(ctx->queue, a->mem, CL_TRUE, CL_MAP_READ, a->head, bytes, 0,
-                                    NULL, NULL, &err);
-  FORWARD_IF_ERROR(CL_CHECK(err));
-  return CL_CHECK(clEnqueueUnmapMemObject(ctx->queue, a->mem, mapped, 0, NULL, NULL));
+  return map_back(ctx, a->mem, a->head, bytes);
 }
 
 void clsort__host_array_release(clsort__host_array *a) {
@@ -59,12 +65,18 @@ void clsort__host_array_release(clsort__host_array *a) {
   a->wrapped = false;
 }
 
+/* Whether every array is aligned to its elements. */
+static bool aligned_to_elements(const void *const *ps, const size_t *elem, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    if ((uintptr_t)ps[i] % elem[i] != 0) return false;
+  return true;
+}
+
 bool clsort__host_arrays_at_ok(const clsort_context *ctx, const void *const *ps,
                                const size_t *bytes, const size_t *elem, size_t count) {
   size_t align = clsort__wrap_alignment(ctx);
-  if (!align) return false;
+  if (!align || !aligned_to_elements(ps, elem, count)) return false;
   for (size_t i = 0; i < count; i++) {
-    if ((uintptr_t)ps[i] % elem[i] != 0) return false;
     size_t hi = (uintptr_t)ps[i] % align;
     for (size_t j = 0; j < i; j++) {
       size_t hj = (uintptr_t)ps[j] % align;
@@ -78,10 +90,8 @@ bool clsort__host_arrays_at_ok(const clsort_context *ctx, const void *const *ps,
 
 bool clsort__host_group_ok(const clsort_context *ctx, size_t count, const void *const *ps,
                            const size_t *elem) {
-  if (!clsort__wrap_alignment(ctx) || count > CLSORT__GROUP_MAX) return false;
-  for (size_t i = 0; i < count; i++)
-    if ((uintptr_t)ps[i] % elem[i] != 0) return false;
-  return true;
+  return clsort__wrap_alignment(ctx) && count <= CLSORT__GROUP_MAX &&
+         aligned_to_elements(ps, elem, count);
 }
 
 clsort_status clsort__host_group_get(clsort_context *ctx, size_t count, const void *const *ps,
@@ -137,12 +147,7 @@ clsort_status clsort__host_group_get(clsort_context *ctx, size_t count, const vo
 
 clsort_status clsort__host_group_put(clsort_context *ctx, const clsort__host_group *g, size_t i,
                                      size_t elem, size_t bytes) {
-  if (!bytes) return CLSORT_SUCCESS;
-  cl_int err;
-  void *mapped = clEnqueueMapBuffer(ctx->queue, g->mem[i], CL_TRUE, CL_MAP_READ, g->at[i] * elem,
-                                    bytes, 0, NULL, NULL, &err);
-  FORWARD_IF_ERROR(CL_CHECK(err));
-  return CL_CHECK(clEnqueueUnmapMemObject(ctx->queue, g->mem[i], mapped, 0, NULL, NULL));
+  return map_back(ctx, g->mem[i], g->at[i] * elem, bytes);
 }
 
 void clsort__host_group_release(clsort__host_group *g) {
