@@ -58,7 +58,7 @@ typedef struct segment {
 /* Everything one sort needs, acquired before anything is written. */
 typedef struct plan {
   const clsort__sort_job *job;
-  cl_kernel count, scatter, leaves;
+  cl_kernel count, scatter, leaves_kernel;
   cl_mem k[3], v[3], aux;
   bool in_place;     /* the input's buffers are the output's */
   size_t leaf;       /* segments up to this many keys are leaves */
@@ -69,18 +69,16 @@ typedef struct plan {
   size_t bins;       /* work-items of the leaf launch: the compute units */
   size_t seg_cap, chunk_cap, leaf_cap;
   cl_ulong results_at, bins_at;
-  cl_ulong *table, *results, *list, *grouped, *bin_start; /* host copies */
-  size_t *bin_of;    /* each leaf's bin */
-  double *load;      /* the leaf launch's work per bin */
+  cl_ulong *table, *results; /* host copies */
+  clsort__cpu_leaves leaves;
   segment *cur, *next;
-  size_t leaf_count;
 } plan;
 
 static clsort_status get_kernels(clsort_context *ctx, plan *p) {
   FORWARD_IF_ERROR(clsort__cpu_sort_kernel(ctx, &quick_cpu_spec, p->job, "qcpu_count", &p->count));
   FORWARD_IF_ERROR(
       clsort__cpu_sort_kernel(ctx, &quick_cpu_spec, p->job, "qcpu_scatter", &p->scatter));
-  return clsort__cpu_sort_kernel(ctx, &quick_cpu_spec, p->job, "qcpu_leaves", &p->leaves);
+  return clsort__cpu_sort_kernel(ctx, &quick_cpu_spec, p->job, "qcpu_leaves", &p->leaves_kernel);
 }
 
 /* Capacities from n, buffers, host arrays. Active segments are longer
@@ -121,31 +119,17 @@ static clsort_status prepare(clsort_context *ctx, plan *p, shape s) {
   p->in_place = job->keys_out == job->keys_in ||
                 (vs && !job->make_index && job->vals_out == job->vals_in);
 
-  size_t words = (WORDS + RESULT_WORDS) * p->chunk_cap + 6 * p->leaf_cap + p->bins + 1;
-  size_t host_bytes = words * sizeof(cl_ulong) + p->leaf_cap * sizeof(size_t) +
-                      p->bins * sizeof(double) + 2 * p->seg_cap * sizeof(segment);
+  size_t table_bytes = (WORDS + RESULT_WORDS) * p->chunk_cap * sizeof(cl_ulong);
+  size_t leaf_bytes = clsort__cpu_leaves_host_bytes(p->leaf_cap, p->bins);
+  size_t host_bytes = table_bytes + leaf_bytes + 2 * p->seg_cap * sizeof(segment);
   unsigned char *h = clsort__malloc(ctx, host_bytes);
   RETURN_IF(!h, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the quicksort's plan");
   p->table = (cl_ulong *)(void *)h;
   p->results = p->table + WORDS * p->chunk_cap;
-  p->list = p->results + RESULT_WORDS * p->chunk_cap;
-  p->grouped = p->list + 3 * p->leaf_cap;
-  p->bin_start = p->grouped + 3 * p->leaf_cap;
-  p->bin_of = (size_t *)(void *)(p->bin_start + p->bins + 1);
-  p->load = (double *)(void *)(p->bin_of + p->leaf_cap);
-  p->cur = (segment *)(void *)(p->load + p->bins);
+  clsort__cpu_leaves_init(&p->leaves, h + table_bytes, p->leaf_cap, p->bins);
+  p->cur = (segment *)(void *)(h + table_bytes + leaf_bytes);
   p->next = p->cur + p->seg_cap;
   return CLSORT_SUCCESS;
-}
-
-/* A finished range for the leaf launch, which turns every range back
- * into keys in the output: sorted first when `sort`. */
-static void add_leaf(plan *p, size_t begin, size_t len, unsigned src, bool sort) {
-  if (len == 0) return;
-  cl_ulong *l = p->list + 3 * p->leaf_count++;
-  l[0] = begin;
-  l[1] = begin + len;
-  l[2] = src | (sort && len > 1 ? 4u : 0u);
 }
 
 /* A split writes both children to the other work buffer: the output after
@@ -181,7 +165,7 @@ static size_t cut_chunks(plan *p, size_t segments, bool first_level) {
 static void add_child(plan *p, segment c, bool finished, size_t *next_count) {
   if (c.len == 0) return;
   if (finished || c.len <= p->leaf)
-    add_leaf(p, c.begin, c.len, c.src, !finished);
+    clsort__cpu_leaves_add(&p->leaves, c.begin, c.len, c.src, !finished);
   else
     p->next[(*next_count)++] = c;
 }
@@ -250,71 +234,17 @@ static clsort_status run_level(clsort_context *ctx, plan *p, size_t segments, bo
   return clsort__launch(ctx, p->scatter, chunks, 1, 13, scatter_args, 0, NULL, NULL);
 }
 
-/* The work of finishing a range, in key moves: a sort's n log2 n
- * comparisons (a move each, about), or a copy. */
-static double leaf_work(const cl_ulong *l) {
-  double len = (double)(l[1] - l[0]), w = len;
-  if (l[2] & 4)
-    for (cl_ulong m = l[1] - l[0]; m > 1; m >>= 1) w += len;
-  return w;
-}
-
-static int more_work_first(const void *a, const void *b) {
-  double x = leaf_work(a), y = leaf_work(b);
-  return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/* Packs the leaves into one bin per compute unit, each to the bin with
- * the least work so far, the largest first (LPT), and launches one
- * work-item per bin: an even split, whatever order the device takes the
- * work-items in. */
-static clsort_status sort_leaves(clsort_context *ctx, plan *p) {
-  size_t count = p->leaf_count, bins = clsort__min(p->bins, count);
-  if (count == 0) return CLSORT_SUCCESS;
-  qsort(p->list, count, 3 * sizeof(cl_ulong), more_work_first);
-  memset(p->load, 0, bins * sizeof(double));
-  memset(p->bin_start, 0, (bins + 1) * sizeof(cl_ulong));
-  for (size_t l = 0; l < count; l++) {
-    size_t best = 0;
-    for (size_t b = 1; b < bins; b++)
-      if (p->load[b] < p->load[best]) best = b;
-    p->load[best] += leaf_work(p->list + 3 * l);
-    p->bin_of[l] = best;
-    p->bin_start[best + 1]++;
-  }
-  for (size_t b = 0; b < bins; b++) p->bin_start[b + 1] += p->bin_start[b];
-  for (size_t b = 0, at = 0; b < bins; b++)
-    for (size_t l = 0; l < count; l++)
-      if (p->bin_of[l] == b) memcpy(p->grouped + 3 * at++, p->list + 3 * l, 3 * sizeof(cl_ulong));
-  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_TRUE, 0,
-                                                 count * 3 * sizeof(cl_ulong), p->grouped, 0,
-                                                 NULL, NULL)));
-  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, p->aux, CL_TRUE,
-                                                 p->bins_at * sizeof(cl_ulong),
-                                                 (bins + 1) * sizeof(cl_ulong), p->bin_start, 0,
-                                                 NULL, NULL)));
-  const clsort__sort_job *job = p->job;
-  int kind = clsort__key_kind(job->type), desc = job->descending, mi = job->make_index;
-  cl_ulong2 at0 = clsort__pair_at(job, p->k[0], p->v[0]);
-  cl_ulong2 at2 = clsort__pair_at(job, p->k[2], p->v[2]);
-  clsort__arg args[] = {ARG(p->k[0]), ARG(p->k[1]), ARG(p->k[2]),    ARG(p->v[0]),
-                        ARG(p->v[1]), ARG(p->v[2]), ARG(at0),        ARG(at2),
-                        ARG(p->aux),  ARG(p->bins_at), ARG(mi),      ARG(kind),
-                        ARG(desc)};
-  return clsort__launch(ctx, p->leaves, bins, 1, 13, args, 0, NULL, NULL);
-}
-
 static clsort_status run(clsort_context *ctx, plan *p) {
   size_t n = p->job->n, segments = 0;
   unsigned level = 0;
   if (n <= p->leaf)
-    add_leaf(p, 0, n, B_IN, true);
+    clsort__cpu_leaves_add(&p->leaves, 0, n, B_IN, true);
   else
     p->cur[segments++] = (segment){0, n, B_IN, false, 0};
   for (; segments > 0; level++) {
     if (level == p->levels) {
       for (size_t i = 0; i < segments; i++)
-        add_leaf(p, p->cur[i].begin, p->cur[i].len, p->cur[i].src, true);
+        clsort__cpu_leaves_add(&p->leaves, p->cur[i].begin, p->cur[i].len, p->cur[i].src, true);
       break;
     }
     size_t next = 0;
@@ -325,8 +255,9 @@ static clsort_status run(clsort_context *ctx, plan *p) {
     segments = next;
   }
   clsort__debug("quick (CPU): %u levels, %zu leaves of at most %zu keys for n = %zu", level,
-                p->leaf_count, p->leaf, n);
-  return sort_leaves(ctx, p);
+                p->leaves.count, p->leaf, n);
+  return clsort__cpu_leaves_run(ctx, &p->leaves, p->leaves_kernel, p->job, p->k, p->v, p->aux,
+                                p->bins_at);
 }
 
 clsort_status clsort__quick_sort_cpu(clsort_context *ctx, const clsort__sort_job *job) {

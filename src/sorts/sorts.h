@@ -81,6 +81,34 @@ clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *jo
 /* The quicksort's CPU shape (quick_cpu.c), which clsort__quick_sort runs
  * when ctx->tuning.cpu_shape is set; n >= 1. */
 clsort_status clsort__quick_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
+/* The sample sort's CPU shape (sample_cpu.c), which clsort__sample_sort
+ * runs when ctx->tuning.cpu_shape is set; n >= 1. */
+clsort_status clsort__sample_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
+
+/* The finished ranges of a CPU splitting sort (the quicksort's and the
+ * sample sort's CPU shapes; leaves_cpu.c), finished by quick_cpu.cl's
+ * qcpu_leaves in one launch: each range (first key, one past the last,
+ * the id of the buffer it lies in, 0 input, 1 scratch, 2 output) goes to
+ * the output as keys, sorted there first where `sort`. The host arrays
+ * come from the caller (clsort__cpu_leaves_host_bytes for `cap` ranges
+ * and `bins` work-items); nothing here allocates. */
+typedef struct clsort__cpu_leaves {
+  cl_ulong *list, *grouped, *bin_start;
+  size_t *bin_of;
+  double *load;
+  size_t count, cap, bins;
+} clsort__cpu_leaves;
+size_t clsort__cpu_leaves_host_bytes(size_t cap, size_t bins);
+void clsort__cpu_leaves_init(clsort__cpu_leaves *l, void *host, size_t cap, size_t bins);
+/* Adds [begin, begin + len) of buffer `src` (nothing when len is 0). */
+void clsort__cpu_leaves_add(clsort__cpu_leaves *l, size_t begin, size_t len, unsigned src,
+                            bool sort);
+/* Packs the ranges into bins and launches `kernel` (qcpu_leaves) over the
+ * sort's three key and value buffers; the list goes to the start of aux,
+ * the bins to aux[bins_at]: aux must hold 3 cap + bins + 1 words there. */
+clsort_status clsort__cpu_leaves_run(clsort_context *ctx, clsort__cpu_leaves *l, cl_kernel kernel,
+                                     const clsort__sort_job *job, const cl_mem k[3],
+                                     const cl_mem v[3], cl_mem aux, cl_ulong bins_at);
 /* clsort_merge's device step, the merge sort's merge pass over one pair
  * (merge_sort.c): the sorted arrays a[0, na) (values va) and
  * b[b_first, b_first + nb) (values vb at the same places; b may be a's

@@ -1,0 +1,85 @@
+/* leaves_cpu.c: the last launch of the CPU shapes' splitting sorts (the
+ * quicksort's, quick_cpu.c, and the sample sort's, sample_cpu.c): every
+ * finished range into the output as keys, sorted first where it needs
+ * it, by quick_cpu.cl's qcpu_leaves. The ranges are packed into one bin
+ * per compute unit, largest first, each to the bin with the least work so
+ * far (LPT), and one work-item takes each bin: an even split, whatever
+ * order the device takes the work-items in. */
+#include "sorts/sorts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+size_t clsort__cpu_leaves_host_bytes(size_t cap, size_t bins) {
+  return (6 * cap + bins + 1) * sizeof(cl_ulong) + cap * sizeof(size_t) + bins * sizeof(double);
+}
+
+void clsort__cpu_leaves_init(clsort__cpu_leaves *l, void *host, size_t cap, size_t bins) {
+  l->list = host;
+  l->grouped = l->list + 3 * cap;
+  l->bin_start = l->grouped + 3 * cap;
+  l->bin_of = (size_t *)(void *)(l->bin_start + bins + 1);
+  l->load = (double *)(void *)(l->bin_of + cap);
+  l->cap = cap;
+  l->bins = bins;
+  l->count = 0;
+}
+
+void clsort__cpu_leaves_add(clsort__cpu_leaves *l, size_t begin, size_t len, unsigned src,
+                            bool sort) {
+  if (len == 0) return;
+  cl_ulong *e = l->list + 3 * l->count++;
+  e[0] = begin;
+  e[1] = begin + len;
+  e[2] = src | (sort && len > 1 ? 4u : 0u);
+}
+
+/* The work of finishing a range, in key moves: a sort's n log2 n
+ * comparisons (a move each, about), or a copy. */
+static double leaf_work(const cl_ulong *l) {
+  double len = (double)(l[1] - l[0]), w = len;
+  if (l[2] & 4)
+    for (cl_ulong m = l[1] - l[0]; m > 1; m >>= 1) w += len;
+  return w;
+}
+
+static int more_work_first(const void *a, const void *b) {
+  double x = leaf_work(a), y = leaf_work(b);
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+clsort_status clsort__cpu_leaves_run(clsort_context *ctx, clsort__cpu_leaves *l, cl_kernel kernel,
+                                     const clsort__sort_job *job, const cl_mem k[3],
+                                     const cl_mem v[3], cl_mem aux, cl_ulong bins_at) {
+  size_t count = l->count, bins = clsort__min(l->bins, count);
+  if (count == 0) return CLSORT_SUCCESS;
+  qsort(l->list, count, 3 * sizeof(cl_ulong), more_work_first);
+  memset(l->load, 0, bins * sizeof(double));
+  memset(l->bin_start, 0, (bins + 1) * sizeof(cl_ulong));
+  for (size_t i = 0; i < count; i++) {
+    size_t best = 0;
+    for (size_t b = 1; b < bins; b++)
+      if (l->load[b] < l->load[best]) best = b;
+    l->load[best] += leaf_work(l->list + 3 * i);
+    l->bin_of[i] = best;
+    l->bin_start[best + 1]++;
+  }
+  for (size_t b = 0; b < bins; b++) l->bin_start[b + 1] += l->bin_start[b];
+  for (size_t b = 0, at = 0; b < bins; b++)
+    for (size_t i = 0; i < count; i++)
+      if (l->bin_of[i] == b) memcpy(l->grouped + 3 * at++, l->list + 3 * i, 3 * sizeof(cl_ulong));
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, aux, CL_TRUE, 0,
+                                                 count * 3 * sizeof(cl_ulong), l->grouped, 0,
+                                                 NULL, NULL)));
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, aux, CL_TRUE,
+                                                 bins_at * sizeof(cl_ulong),
+                                                 (bins + 1) * sizeof(cl_ulong), l->bin_start, 0,
+                                                 NULL, NULL)));
+  int kind = clsort__key_kind(job->type), desc = job->descending, mi = job->make_index;
+  cl_ulong2 at0 = clsort__pair_at(job, k[0], v[0]);
+  cl_ulong2 at2 = clsort__pair_at(job, k[2], v[2]);
+  clsort__arg args[] = {ARG(k[0]), ARG(k[1]), ARG(k[2]), ARG(v[0]),   ARG(v[1]),
+                        ARG(v[2]), ARG(at0),  ARG(at2),  ARG(aux),    ARG(bins_at),
+                        ARG(mi),   ARG(kind), ARG(desc)};
+  return clsort__launch(ctx, kernel, bins, 1, 13, args, 0, NULL, NULL);
+}
