@@ -158,14 +158,17 @@ typedef enum clsort_algorithm {
    * sample split the keys into up to 256 buckets per level on GPUs (128 on
    * CPUs), plus one equality bucket per splitter, so duplicate keys cost
    * no extra levels; buckets that fit the bitonic tile are sorted together
-   * in one launch.
+   * in one launch. On CPUs: parallel 128-way splits (fewer for short
+   * buckets), then a serial introsort per core of the buckets up to 2^16
+   * keys.
    * Not stable: with CLSORT_STABLE it returns CLSORT_ERROR_UNSUPPORTED, as
    * do bit ranges. Reads the bucket sizes back once per level (blocking),
    * so clsort_sort_buffer returns only after the last level has run, with
    * the same user-event caveat as the radix sort. Scratch as the radix
    * sort, plus a few MB of tables, plus 2 bytes a key on GPUs for 32-bit
    * keys (each key's bucket, kept between the two passes of a level; the
-   * sort classifies twice instead where memory is short).
+   * sort classifies twice instead where memory is short) and 1 byte a
+   * key on CPUs.
    * CLSORT_SAMPLE=K[:S] (environment)
    * overrides the buckets per split and the oversampling. */
   CLSORT_SAMPLE = 3,
@@ -356,7 +359,7 @@ CLSORT_API clsort_status clsort_default_device(unsigned *platform, unsigned *dev
  * sorted there, and copied back; on a CPU device, arrays aligned as it wants
  * (CL_DEVICE_MEM_BASE_ADDR_ALIGN: 128 bytes on PoCL) are sorted in place
  * with no copy, and so are arrays aligned to their elements (as from
- * malloc) for every algorithm but CLSORT_SAMPLE. On any error the arrays
+ * malloc). On any error the arrays
  * are unmodified.
  *
  * clsort_sort_pairs moves `values` (value_size bytes each: 4 or 8) with

@@ -24,12 +24,12 @@ static bool auto_picks_bitonic(const clsort_context *ctx, const clsort_options *
 static clsort_status run(clsort_context *ctx, const clsort_options *o,
                          const clsort__sort_job *job);
 
-/* The CPU shapes of the radix, merge, quick and bitonic sorts add the
- * origins in their kernels, and so do the widening kernels of the narrow
- * types, whose values the sort then moves. The sample sort runs the GPU
- * shape's kernels everywhere, the bitonic sort does where
- * CLSORT_BITONIC_CPU=0, and the radix sort runs the NVIDIA path where
- * CLSORT_RADIX_EMULATE=1: they take their buffers from 0. */
+/* The CPU shapes of the radix, merge, sample, quick and bitonic sorts add
+ * the origins in their kernels, and so do the widening kernels of the
+ * narrow types, whose values the sort then moves. The bitonic sort runs
+ * the GPU shape's kernels where CLSORT_BITONIC_CPU=0, and the radix sort
+ * the NVIDIA path where CLSORT_RADIX_EMULATE=1: they take their buffers
+ * from 0. */
 bool clsort__takes_origins(const clsort_context *ctx, const clsort_options *o,
                            const clsort__sort_job *job) {
   if (!ctx->tuning.cpu_shape) return false;
@@ -37,7 +37,7 @@ bool clsort__takes_origins(const clsort_context *ctx, const clsort_options *o,
   if (a == CLSORT_AUTO) a = auto_picks_bitonic(ctx, o, job) ? CLSORT_BITONIC : CLSORT_RADIX;
   if (a == CLSORT_BITONIC) return clsort__bitonic_cpu_enabled(ctx);
   if (a == CLSORT_RADIX) return clsort__radix_cpu_runs(ctx);
-  return a == CLSORT_MERGE || a == CLSORT_QUICK;
+  return a == CLSORT_MERGE || a == CLSORT_SAMPLE || a == CLSORT_QUICK;
 }
 
 /* 8- and 16-bit keys: AUTO chooses on the narrow job, then the algorithm

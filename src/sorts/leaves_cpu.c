@@ -10,6 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+clsort_status clsort__cpu_split_buffers(clsort_context *ctx, const clsort__sort_job *job,
+                                        cl_mem k[3], cl_mem v[3]) {
+  size_t n = job->n, ks = clsort_type_size(job->type), vs = job->value_size;
+  k[CLSORT__CPU_IN] = job->keys_in;
+  k[CLSORT__CPU_OUT] = job->keys_out;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * ks, &k[CLSORT__CPU_SCRATCH]));
+  if (!k[CLSORT__CPU_OUT])
+    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * ks, &k[CLSORT__CPU_OUT]));
+  if (!vs) {
+    for (int i = 0; i < 3; i++) v[i] = k[i]; /* keys-only programs ignore values: any buffer */
+    return CLSORT_SUCCESS;
+  }
+  v[CLSORT__CPU_OUT] = job->vals_out;
+  v[CLSORT__CPU_IN] = job->make_index ? job->vals_out : job->vals_in;
+  return clsort__scratch(ctx, SLOT_SORT_VALUES, n * vs, &v[CLSORT__CPU_SCRATCH]);
+}
+
 size_t clsort__cpu_leaves_host_bytes(size_t cap, size_t bins) {
   return (6 * cap + bins + 1) * sizeof(cl_ulong) + cap * sizeof(size_t) + bins * sizeof(double);
 }

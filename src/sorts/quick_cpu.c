@@ -24,7 +24,6 @@ static const clsort__program_spec quick_cpu_spec = {"quick_cpu", quick_cpu_files
 #define F_BOUND 16     /* quick_cpu.cl's QC_BOUND and QC_RAW */
 #define F_RAW 32
 #define MIN_CHUNK 8192 /* keys; smaller chunks cost more to plan than to run */
-enum { B_IN, B_SCRATCH, B_OUT }; /* quick_cpu.cl's buffer ids */
 
 /* The shape: leaves of at most n / (LEAVES x compute units) keys, and at
  * least 2^MIN_LEAF; chunks of a level's keys / (CHUNKS x compute units);
@@ -60,7 +59,6 @@ typedef struct plan {
   const clsort__sort_job *job;
   cl_kernel count, scatter, leaves_kernel;
   cl_mem k[3], v[3], aux;
-  bool in_place;     /* the input's buffers are the output's */
   size_t leaf;       /* segments up to this many keys are leaves */
   size_t parts;      /* chunks per level, about */
   size_t min_chunk;  /* keys */
@@ -87,7 +85,7 @@ static clsort_status get_kernels(clsort_context *ctx, plan *p) {
  * most two children of each segment, the last level all of them. */
 static clsort_status prepare(clsort_context *ctx, plan *p, shape s) {
   const clsort__sort_job *job = p->job;
-  size_t n = job->n, ks = clsort_type_size(job->type), vs = job->value_size;
+  size_t n = job->n;
   size_t cus = ctx->compute_units ? ctx->compute_units : 1;
   p->leaf = clsort__max((size_t)1 << s.min_leaf, clsort__div_up(n, (size_t)s.leaves * cus));
   p->parts = (size_t)s.chunks * cus;
@@ -104,20 +102,8 @@ static clsort_status prepare(clsort_context *ctx, plan *p, shape s) {
   p->samples = s.samples;
   FORWARD_IF_ERROR(get_kernels(ctx, p));
 
-  p->k[B_IN] = job->keys_in;
-  p->k[B_OUT] = job->keys_out;
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * ks, &p->k[B_SCRATCH]));
-  if (!p->k[B_OUT]) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * ks, &p->k[B_OUT]));
-  if (vs) {
-    p->v[B_OUT] = job->vals_out;
-    p->v[B_IN] = job->make_index ? job->vals_out : job->vals_in;
-    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, n * vs, &p->v[B_SCRATCH]));
-  } else {
-    memcpy(p->v, p->k, sizeof p->v); /* keys-only programs ignore values: any valid buffer */
-  }
+  FORWARD_IF_ERROR(clsort__cpu_split_buffers(ctx, job, p->k, p->v));
   FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_AUX3, aux_words * sizeof(cl_ulong), &p->aux));
-  p->in_place = job->keys_out == job->keys_in ||
-                (vs && !job->make_index && job->vals_out == job->vals_in);
 
   size_t table_bytes = (WORDS + RESULT_WORDS) * p->chunk_cap * sizeof(cl_ulong);
   size_t leaf_bytes = clsort__cpu_leaves_host_bytes(p->leaf_cap, p->bins);
@@ -131,10 +117,6 @@ static clsort_status prepare(clsort_context *ctx, plan *p, shape s) {
   p->next = p->cur + p->seg_cap;
   return CLSORT_SUCCESS;
 }
-
-/* A split writes both children to the other work buffer: the output after
- * scratch, else scratch (never the buffer it reads, nor the input). */
-static unsigned dst_of(unsigned src) { return src == B_SCRATCH ? B_OUT : B_SCRATCH; }
 
 /* Cuts the level's segments into chunks, the entries of p->table; returns
  * how many. */
@@ -151,7 +133,7 @@ static size_t cut_chunks(plan *p, size_t segments, bool first_level) {
       e[1] = s->len;
       e[2] = s->begin + s->len * c / pieces;
       e[3] = s->begin + s->len * (c + 1) / pieces;
-      e[4] = s->src | (cl_ulong)dst_of(s->src) << 2 | (s->bounded ? F_BOUND : 0) |
+      e[4] = s->src | (cl_ulong)clsort__cpu_dst_of(s->src) << 2 | (s->bounded ? F_BOUND : 0) |
              (first_level ? F_RAW : 0);
       e[5] = e[6] = 0;
       e[7] = s->bounded ? s->bound : 0;
@@ -194,7 +176,7 @@ static clsort_status place_children(plan *p, size_t segments, size_t chunks,
       at_left += l;
       at_right += (e[3] - e[2]) - l;
     }
-    unsigned dst = dst_of(s.src);
+    unsigned dst = clsort__cpu_dst_of(s.src);
     /* Left: all equal to the pivot with le, else below it (the parent's
      * bound holds). Right: none below the pivot. */
     add_child(p, (segment){s.begin, left, dst, s.bounded, s.bound}, le, next_count);
@@ -238,9 +220,9 @@ static clsort_status run(clsort_context *ctx, plan *p) {
   size_t n = p->job->n, segments = 0;
   unsigned level = 0;
   if (n <= p->leaf)
-    clsort__cpu_leaves_add(&p->leaves, 0, n, B_IN, true);
+    clsort__cpu_leaves_add(&p->leaves, 0, n, CLSORT__CPU_IN, true);
   else
-    p->cur[segments++] = (segment){0, n, B_IN, false, 0};
+    p->cur[segments++] = (segment){0, n, CLSORT__CPU_IN, false, 0};
   for (; segments > 0; level++) {
     if (level == p->levels) {
       for (size_t i = 0; i < segments; i++)

@@ -738,6 +738,8 @@ static clsort_status sort_with(clsort_context *ctx, const clsort__sort_job *job,
 }
 
 clsort_status clsort__sample_sort(clsort_context *ctx, const clsort__sort_job *job) {
+  if (job->n == 0) return CLSORT_SUCCESS;
+  if (ctx->tuning.cpu_shape) return clsort__sample_sort_cpu(ctx, job);
   unsigned k, s, parents;
   read_config(ctx, &k, &s, &parents);
   return sort_with(ctx, job, k, s, parents);

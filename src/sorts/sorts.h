@@ -85,6 +85,19 @@ clsort_status clsort__quick_sort_cpu(clsort_context *ctx, const clsort__sort_job
  * runs when ctx->tuning.cpu_shape is set; n >= 1. */
 clsort_status clsort__sample_sort_cpu(clsort_context *ctx, const clsort__sort_job *job);
 
+/* The buffers of a CPU splitting sort (the quicksort's and the sample
+ * sort's CPU shapes), by the ids their kernels take (quick_cpu.cl): the
+ * input, never written; scratch (SLOT_SORT_KEYS, SLOT_SORT_VALUES); the
+ * output (SLOT_SORT_KEYS2 for argsort's keys). A level reads one and
+ * writes the next: the output after scratch, else scratch. */
+enum { CLSORT__CPU_IN, CLSORT__CPU_SCRATCH, CLSORT__CPU_OUT };
+static inline unsigned clsort__cpu_dst_of(unsigned src) {
+  return src == CLSORT__CPU_SCRATCH ? CLSORT__CPU_OUT : CLSORT__CPU_SCRATCH;
+}
+/* k[id] and v[id] for a job (keys-only: v as k, which its programs ignore). */
+clsort_status clsort__cpu_split_buffers(clsort_context *ctx, const clsort__sort_job *job,
+                                        cl_mem k[3], cl_mem v[3]);
+
 /* The finished ranges of a CPU splitting sort (the quicksort's and the
  * sample sort's CPU shapes; leaves_cpu.c), finished by quick_cpu.cl's
  * qcpu_leaves in one launch: each range (first key, one past the last,

@@ -618,6 +618,7 @@ T_TEST(algorithm_overrides_out_of_range_ignored) {
     const char *values[4];
   } cases[] = {
       {"CLSORT_SAMPLE", CLSORT_SAMPLE, {"3", "512", "1:2000000:0", "junk"}},
+      {"CLSORT_SAMPLE_CPU", CLSORT_SAMPLE, {"3", "256:0", "2:1:7:0:0", "junk"}},
       {"CLSORT_MERGE", CLSORT_MERGE, {"3:16", "1:16384", "0:0", "4294967295:4294967295"}},
       {"CLSORT_QUICK", CLSORT_QUICK, {"0", "4294967295:64", "1025:1024", "-1"}},
       {"CLSORT_QUICK_WAYS", CLSORT_QUICK, {"3", "512", "1:4096", "junk"}},

@@ -159,6 +159,41 @@ T_TEST(sample_adversarial) {
   }
 }
 
+/* The CPU shape with CLSORT_SAMPLE_CPU=WAYS:OVERSAMPLING:LEAF:CHUNKS:LEVELS
+ * set small, so that test sizes take many levels: leaves of 256 keys at
+ * 128 ways; two ways from one sampled key a way (the worst splitters);
+ * four ways with one chunk per compute unit, so that the deeper levels
+ * hold more segments than a batch takes; and two levels only, after which
+ * the leaves' introsort takes segments of any size. _i = case * 6 + type. */
+static const char *const cpu_levels_cases[] = {"128:16:8", "2:1:8", "4:16:8:1", "128:4:8:64:2"};
+#define NCPU_LEVELS (sizeof cpu_levels_cases / sizeof cpu_levels_cases[0])
+
+T_TEST(sample_cpu_levels) {
+  clsort_type t = t_all_types[_i % 6];
+  if (!clsort__cpu_shape(T_CTX) || t_skip_type(t) || !type_in_part(t)) return;
+  const char *config = cpu_levels_cases[_i / 6];
+  t_rng r;
+  t_rng_init(&r, "sample_cpu_levels");
+  r.s[0] ^= (uint64_t)_i;
+  t_setenv("CLSORT_SAMPLE_CPU", config);
+  size_t n = t_rng_size(&r, 20000, 60000), es = clsort_type_size(t);
+  unsigned char *keys = t_alloc(n * es);
+  for (int kind = 0; kind < A_COUNT; kind++) {
+    gen_adversarial(&r, t, kind, keys, n);
+    clsort_options o = sample(kind % 2);
+    char what[96];
+    snprintf(what, sizeof what, "%s, CLSORT_SAMPLE_CPU=%s", adversarial_names[kind], config);
+    t_check_input(t, keys, n, &o, kind < 3 ? MODES_ALL : 1u << M_PAIRS8, what);
+  }
+  const int dists[] = {D_UNIFORM, D_FEW};
+  for (int d = 0; d < 2; d++) {
+    clsort_options o = sample(d != _i % 2);
+    t_check_dist(&r, t, dists[d], n, &o, MODES_ALL);
+  }
+  t_release_now(keys);
+  t_unsetenv("CLSORT_SAMPLE_CPU");
+}
+
 /* ------------------------------------------------------------ overrides */
 /* CLSORT_SAMPLE=K:S:P sets the buckets per split, the oversampling and
  * the parents per batch. Two buckets per split recurse deepest (each
@@ -547,6 +582,7 @@ static void add(Suite *s, unsigned tiers) {
     if (cpu) {
       TCase *tc = t_tcase(s, "cpu", true);
       add_common(tc);
+      tcase_add_loop_test(tc, sample_cpu_levels, 0, 6 * (int)NCPU_LEVELS);
       tcase_add_loop_test(tc, sample_scratch_memory, 0, 2);
       tcase_add_loop_test(tc, sample_out_of_memory, 0, 2);
       tcase_add_loop_test(tc, sample_unsupported, 0, 6);
