@@ -587,6 +587,50 @@ void *t_guarded(size_t bytes, bool at_end) {
   return at_end ? m + len - page - bytes : m + page;
 }
 
+void t_layout_make(t_layout *l, size_t count, const size_t *bytes, const size_t *elem,
+                   size_t lead, bool reversed) {
+  if (count > T_LAYOUT_MAX) ck_abort_msg("%s: %zu arrays in a layout", t_where(), count);
+  size_t total = lead;
+  for (size_t k = 0; k < count; k++) total += bytes[k] + elem[k];
+  /* A page boundary to start from, and poison past the last array. */
+  l->bytes = total + 4096 + 64;
+  l->block = t_alloc(l->bytes);
+  l->copy = t_alloc(l->bytes);
+  l->count = count;
+  t_poison(l->block, l->bytes);
+  uintptr_t page = ((uintptr_t)l->block + 4095) & ~(uintptr_t)4095;
+  size_t at = (size_t)(page - (uintptr_t)l->block) + lead;
+  for (size_t k = 0; k < count; k++) {
+    size_t i = reversed ? count - 1 - k : k;
+    /* Right after the array before, at the next multiple of its elements
+     * (the first keeps its lead, aligned or not). */
+    if (k > 0) at = (at + elem[i] - 1) / elem[i] * elem[i];
+    l->p[i] = l->block + at;
+    l->size[i] = bytes[i];
+    at += bytes[i];
+  }
+}
+
+void t_layout_snapshot(t_layout *l) { memcpy(l->copy, l->block, l->bytes); }
+
+void t_layout_check(const t_layout *l, unsigned outputs) {
+  size_t from = 0;
+  /* The arrays in address order: the bytes between them must hold. */
+  for (;;) {
+    size_t next = l->bytes, end = l->bytes;
+    for (size_t i = 0; i < l->count; i++) {
+      size_t at = (size_t)(l->p[i] - l->block);
+      if ((outputs >> i & 1) && at >= from && at < next) {
+        next = at;
+        end = at + l->size[i];
+      }
+    }
+    ASSERT_EQ_MEM(l->block + from, l->copy + from, next - from);
+    if (next == l->bytes) return;
+    from = end;
+  }
+}
+
 static void release_ctx(void *p) { clsort_context_release(p); }
 clsort_context *t_own_context(clsort_context *ctx) {
   if (ctx) t_defer(release_ctx, ctx);

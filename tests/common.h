@@ -271,6 +271,28 @@ void *t_alloc(size_t bytes);
  * true), so that a kernel that reads a byte before or past an array that a
  * CPU device uses in place faults. Unmapped by t_teardown. */
 void *t_guarded(size_t bytes, bool at_end);
+/* Host arrays back to back in one allocation, as small arrays from malloc
+ * lie: array i (bytes[i] bytes of elements of elem[i]) at p[i], right
+ * after the one before it in memory (the last first when `reversed`) at
+ * the next multiple of its elements, the first `lead` bytes past a page
+ * boundary; poison around them. On a CPU device the regions from the
+ * aligned addresses before the arrays overlap: the library shares one
+ * buffer between them (or stages them when one is not aligned to its
+ * elements). t_layout_snapshot remembers the block once the inputs are
+ * in; t_layout_check asserts that every byte of it but those of the
+ * arrays in `outputs` (a bit per array) is as remembered: the inputs
+ * unchanged, nothing written between or around the arrays. */
+#define T_LAYOUT_MAX 4
+typedef struct t_layout {
+  unsigned char *block, *copy;
+  size_t bytes, count;
+  unsigned char *p[T_LAYOUT_MAX];
+  size_t size[T_LAYOUT_MAX];
+} t_layout;
+void t_layout_make(t_layout *l, size_t count, const size_t *bytes, const size_t *elem,
+                   size_t lead, bool reversed);
+void t_layout_snapshot(t_layout *l);
+void t_layout_check(const t_layout *l, unsigned outputs);
 void t_defer(void (*fn)(void *), void *p);
 /* Releases a deferred resource now (calls fn and unregisters it). */
 void t_release_now(void *p);

@@ -93,61 +93,41 @@ clsort_status clsort__check_bucket_args(clsort_context *ctx, size_t n, unsigned 
  * byte (empty ranges share none). */
 bool clsort__ranges_overlap(const void *p, size_t pb, const void *q, size_t qb);
 
-/* host_arrays.c: a caller's host array as a device buffer: used in place
- * (CL_MEM_USE_HOST_PTR, nothing copied) when `in_place` is set, which the
- * caller decides with clsort__can_wrap for every array of the call; else
- * staged in the context's slot, copied in when `input` is set. */
-typedef struct clsort__host_array {
-  cl_mem mem;
-  bool wrapped; /* in place: released by clsort__host_array_release */
-  size_t head;  /* in place: bytes of mem before the array (see _get_at) */
-} clsort__host_array;
-clsort_status clsort__host_array_get(clsort_context *ctx, clsort__slot slot, const void *p,
-                                     size_t bytes, bool input, bool in_place,
-                                     clsort__host_array *a);
-/* The array at p used in place however it is aligned (a CPU device,
- * clsort__wrap_alignment nonzero): the buffer starts at the aligned
- * address before p, a->head bytes before it. The device never touches
- * those bytes; only the kernels that add an origin (sorts.h's keys_at and
- * vals_at) may be given such a buffer. */
-clsort_status clsort__host_array_get_at(clsort_context *ctx, const void *p, size_t bytes,
-                                        clsort__host_array *a);
-/* Whether the `count` distinct host arrays ps[i] (bytes[i] bytes of
- * elements of elem[i] bytes) can be used in place from the aligned
- * addresses before them (clsort__host_array_get_at) by kernels that add
- * the origins: a CPU device, each array aligned to its elements, and no
- * two wrapped regions overlapping (OpenCL leaves buffers over overlapping
- * host memory undefined; small arrays from malloc can share an aligned
- * block). */
-bool clsort__host_arrays_at_ok(const clsort_context *ctx, const void *const *ps,
-                               const size_t *bytes, const size_t *elem, size_t count);
-/* Brings the device's results into the host array: a blocking read of the
- * staging buffer, or a blocking map and unmap of the array in place. */
-clsort_status clsort__host_array_put(clsort_context *ctx, const clsort__host_array *a, void *p,
-                                     size_t bytes);
-/* Releases an array used in place (nothing for a staged one). */
-void clsort__host_array_release(clsort__host_array *a);
+/* host_arrays.c: a caller's host arrays as device buffers. Staged: a
+ * staging buffer of the context's `slot`, holding a copy of the `bytes`
+ * at p when p is not NULL (blocking: the caller's memory is free again on
+ * return); its results are read back into p, blocking. */
+clsort_status clsort__stage_in(clsort_context *ctx, clsort__slot slot, const void *p,
+                               size_t bytes, cl_mem *out);
+clsort_status clsort__stage_out(clsort_context *ctx, cl_mem mem, void *p, size_t bytes);
 
 /* Up to CLSORT__GROUP_MAX host arrays of one call used in place together
  * by kernels that add origins (a CPU device): each array's region starts
  * at the aligned address at or before it, and arrays whose regions overlap
- * (a and b of one allocation, or the same array twice) share one buffer
- * over the union of their regions, since OpenCL leaves commands on
- * buffers over overlapping host memory undefined. mem[i] and at[i] (in
- * elements) say where array i is; an array with no bytes has neither. */
+ * (a and b of one allocation, keys and values side by side, or the same
+ * array twice) share one buffer over the union of their regions, since
+ * OpenCL leaves commands on buffers over overlapping host memory
+ * undefined. mem[i] and at[i] (in elements) say where array i is; an
+ * array with no bytes has neither. A kernel given one buffer for two
+ * arguments writes only elements of its own array, which no other array
+ * of the call shares; the sorts tell a job's keys from its values by
+ * their role, never by comparing the two buffers (sorts.h's
+ * clsort__pair_at compares keys with keys and values with values). */
 #define CLSORT__GROUP_MAX 8
 typedef struct clsort__host_group {
   cl_mem mem[CLSORT__GROUP_MAX];
   size_t at[CLSORT__GROUP_MAX];
   cl_mem owned[CLSORT__GROUP_MAX]; /* the distinct buffers, released by _release */
   size_t owned_count;
+  bool in_place; /* false: staged (clsort__host_arrays_get) */
 } clsort__host_group;
 /* Whether the arrays can be so used: a CPU device (clsort__wrap_alignment
  * nonzero), count <= CLSORT__GROUP_MAX, each array aligned to its
  * elements. Else the caller stages them. */
 bool clsort__host_group_ok(const clsort_context *ctx, size_t count, const void *const *ps,
                            const size_t *elem);
-/* Makes the buffers (nothing copied). On failure g holds nothing. */
+/* Makes the buffers (nothing copied). On failure g holds nothing
+ * (releasing it is harmless). */
 clsort_status clsort__host_group_get(clsort_context *ctx, size_t count, const void *const *ps,
                                      const size_t *bytes, const size_t *elem,
                                      clsort__host_group *g);
@@ -157,5 +137,46 @@ clsort_status clsort__host_group_get(clsort_context *ctx, size_t count, const vo
 clsort_status clsort__host_group_put(clsort_context *ctx, const clsort__host_group *g, size_t i,
                                      size_t elem, size_t bytes);
 void clsort__host_group_release(clsort__host_group *g);
+
+/* One host array of a call for clsort__host_arrays_get: `bytes` at p
+ * (none when 0) in elements of elem bytes; staged in `slot`, copied in
+ * when `input`. Arrays staged in one slot share its buffer (a scan runs
+ * in place in its input's). */
+typedef struct clsort__host_spec {
+  const void *p;
+  size_t bytes, elem;
+  clsort__slot slot;
+  bool input;
+} clsort__host_spec;
+/* The `count` (at most CLSORT__GROUP_MAX) arrays of a host form as
+ * device buffers in g, in the first way that serves:
+ * - in place, each wrapped whole (at[i] 0), when every array is aligned as
+ *   the device wants (clsort__can_wrap): any kernel may take them;
+ * - in place as a group (clsort__host_group_get) when `origins` (every
+ *   kernel the call runs adds at[i]), clsort__host_group_ok, and no two
+ *   arrays share a byte (an output over an input must see the input as
+ *   it was: staging copies it first);
+ * - staged (g->in_place false; at[i] 0).
+ * So g->in_place means a CPU device's shape. Release g with
+ * clsort__host_group_release. */
+clsort_status clsort__host_arrays_get(clsort_context *ctx, size_t count,
+                                      const clsort__host_spec *a, bool origins,
+                                      clsort__host_group *g);
+/* The device's results in array i of a (bytes of them): mapped back in
+ * place, or read back from staging. Only on success, so that a failed
+ * call leaves its outputs as they were. */
+clsort_status clsort__host_arrays_put(clsort_context *ctx, const clsort__host_group *g,
+                                      const clsort__host_spec *a, size_t i, size_t bytes);
+
+/* The in-core sort's host arrays (sort.c, segmented.c): the keys are
+ * array 0 of g and of its specs a, the values or indices (with
+ * job->value_size) array 1 (clsort__host_arrays_get). _on_host makes them
+ * the job's buffers and origins (argsort: no keys out, the indices out);
+ * _put brings the results back, the values and then the keys when `keys`
+ * (argsort leaves its keys alone). */
+void clsort__job_on_host(clsort__sort_job *job, const clsort__host_group *g);
+clsort_status clsort__job_put(clsort_context *ctx, const clsort__sort_job *job,
+                              const clsort__host_group *g, const clsort__host_spec *a,
+                              bool keys);
 
 #endif

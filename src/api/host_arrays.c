@@ -1,43 +1,23 @@
-/* host_arrays.c: the blocking host-array forms of the primitives: the
- * caller's arrays as device buffers (in place on a CPU device when they
- * are aligned as it wants; else copied in to the context's staging
- * buffers and out at the end), then the device form. Everything that can
- * fail for want of memory or a build does so before the first write of an
- * output, so a failure leaves the outputs untouched. */
+/* host_arrays.c: a caller's host arrays as device buffers (in place on a
+ * CPU device, else staged), and the blocking host-array forms of the
+ * primitives on them. Everything that can fail for want of memory or a
+ * build does so before the first write of an output, so a failure leaves
+ * the outputs untouched. */
 #include "api/api.h"
 
 #include <stdint.h>
 
-clsort_status clsort__host_array_get(clsort_context *ctx, clsort__slot slot, const void *p,
-                                     size_t bytes, bool input, bool in_place,
-                                     clsort__host_array *a) {
-  a->mem = NULL;
-  a->wrapped = false;
-  a->head = 0;
-  if (in_place) {
-    /* The device only reads an input: casting away const is safe. */
-    FORWARD_IF_ERROR(clsort__wrap_host(ctx, (void *)(uintptr_t)p, bytes, &a->mem));
-    a->wrapped = true;
-    return CLSORT_SUCCESS;
-  }
-  FORWARD_IF_ERROR(clsort__scratch(ctx, slot, bytes, &a->mem));
-  if (!input) return CLSORT_SUCCESS;
+clsort_status clsort__stage_in(clsort_context *ctx, clsort__slot slot, const void *p,
+                               size_t bytes, cl_mem *out) {
+  FORWARD_IF_ERROR(clsort__scratch(ctx, slot, bytes, out));
+  if (!p) return CLSORT_SUCCESS;
   /* Blocking, so the caller's memory is free again on return, whatever
    * happens next. */
-  return CL_CHECK(clEnqueueWriteBuffer(ctx->queue, a->mem, CL_TRUE, 0, bytes, p, 0, NULL, NULL));
+  return CL_CHECK(clEnqueueWriteBuffer(ctx->queue, *out, CL_TRUE, 0, bytes, p, 0, NULL, NULL));
 }
 
-clsort_status clsort__host_array_get_at(clsort_context *ctx, const void *p, size_t bytes,
-                                        clsort__host_array *a) {
-  size_t align = clsort__wrap_alignment(ctx);
-  a->mem = NULL;
-  a->wrapped = false;
-  a->head = align ? (uintptr_t)p % align : 0;
-  /* The device only reads an input: casting away const is safe. */
-  FORWARD_IF_ERROR(clsort__wrap_host(ctx, (void *)((uintptr_t)p - a->head), a->head + bytes,
-                                     &a->mem));
-  a->wrapped = true;
-  return CLSORT_SUCCESS;
+clsort_status clsort__stage_out(clsort_context *ctx, cl_mem mem, void *p, size_t bytes) {
+  return CL_CHECK(clEnqueueReadBuffer(ctx->queue, mem, CL_TRUE, 0, bytes, p, 0, NULL, NULL));
 }
 
 /* A caller's array used in place, `bytes` at byte `offset` of mem: a
@@ -52,39 +32,10 @@ static clsort_status map_back(clsort_context *ctx, cl_mem mem, size_t offset, si
   return CL_CHECK(clEnqueueUnmapMemObject(ctx->queue, mem, mapped, 0, NULL, NULL));
 }
 
-clsort_status clsort__host_array_put(clsort_context *ctx, const clsort__host_array *a, void *p,
-                                     size_t bytes) {
-  if (!a->wrapped)
-    return CL_CHECK(clEnqueueReadBuffer(ctx->queue, a->mem, CL_TRUE, 0, bytes, p, 0, NULL, NULL));
-  return map_back(ctx, a->mem, a->head, bytes);
-}
-
-void clsort__host_array_release(clsort__host_array *a) {
-  if (a->wrapped && a->mem) clReleaseMemObject(a->mem);
-  a->mem = NULL;
-  a->wrapped = false;
-}
-
 /* Whether every array is aligned to its elements. */
 static bool aligned_to_elements(const void *const *ps, const size_t *elem, size_t count) {
   for (size_t i = 0; i < count; i++)
     if ((uintptr_t)ps[i] % elem[i] != 0) return false;
-  return true;
-}
-
-bool clsort__host_arrays_at_ok(const clsort_context *ctx, const void *const *ps,
-                               const size_t *bytes, const size_t *elem, size_t count) {
-  size_t align = clsort__wrap_alignment(ctx);
-  if (!align || !aligned_to_elements(ps, elem, count)) return false;
-  for (size_t i = 0; i < count; i++) {
-    size_t hi = (uintptr_t)ps[i] % align;
-    for (size_t j = 0; j < i; j++) {
-      size_t hj = (uintptr_t)ps[j] % align;
-      if (clsort__ranges_overlap((const char *)ps[i] - hi, hi + bytes[i],
-                                 (const char *)ps[j] - hj, hj + bytes[j]))
-        return false;
-    }
-  }
   return true;
 }
 
@@ -126,6 +77,7 @@ clsort_status clsort__host_group_get(clsort_context *ctx, size_t count, const vo
       }
   }
   g->owned_count = 0;
+  g->in_place = true;
   clsort_status st = CLSORT_SUCCESS;
   for (size_t i = 0; i < count; i++) {
     g->mem[i] = NULL;
@@ -156,6 +108,75 @@ void clsort__host_group_release(clsort__host_group *g) {
   for (size_t i = 0; i < CLSORT__GROUP_MAX; i++) g->mem[i] = NULL;
 }
 
+/* Whether every array with bytes is aligned as the device wants. */
+static bool all_wrap(const clsort_context *ctx, size_t count, const clsort__host_spec *a) {
+  for (size_t i = 0; i < count; i++)
+    if (a[i].bytes && !clsort__can_wrap(ctx, a[i].p)) return false;
+  return true;
+}
+
+/* Whether no two arrays share a byte. Arrays that do (an output over its
+ * input) are staged, where the input is copied before anything is
+ * written: a shared buffer would let the kernels read what they wrote. */
+static bool apart(size_t count, const clsort__host_spec *a) {
+  for (size_t i = 0; i < count; i++)
+    for (size_t j = 0; j < i; j++)
+      if (clsort__ranges_overlap(a[i].p, a[i].bytes, a[j].p, a[j].bytes)) return false;
+  return true;
+}
+
+/* Each array with bytes wrapped whole: any kernel may take it. */
+static clsort_status wrap_each(clsort_context *ctx, size_t count, const clsort__host_spec *a,
+                               clsort__host_group *g) {
+  clsort_status st = CLSORT_SUCCESS;
+  for (size_t i = 0; i < count && st == CLSORT_SUCCESS; i++) {
+    if (!a[i].bytes) continue;
+    /* The device reads inputs only: casting away const is safe. */
+    st = clsort__wrap_host(ctx, (void *)(uintptr_t)a[i].p, a[i].bytes, &g->mem[i]);
+    if (st == CLSORT_SUCCESS) g->owned[g->owned_count++] = g->mem[i];
+  }
+  if (st != CLSORT_SUCCESS) clsort__host_group_release(g);
+  return st;
+}
+
+/* Each array with bytes in its staging slot, the inputs copied in. */
+static clsort_status stage_each(clsort_context *ctx, size_t count, const clsort__host_spec *a,
+                                clsort__host_group *g) {
+  g->in_place = false;
+  for (size_t i = 0; i < count; i++)
+    if (a[i].bytes)
+      FORWARD_IF_ERROR(
+          clsort__stage_in(ctx, a[i].slot, a[i].input ? a[i].p : NULL, a[i].bytes, &g->mem[i]));
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__host_arrays_get(clsort_context *ctx, size_t count,
+                                      const clsort__host_spec *a, bool origins,
+                                      clsort__host_group *g) {
+  const void *ps[CLSORT__GROUP_MAX];
+  size_t bytes[CLSORT__GROUP_MAX], elem[CLSORT__GROUP_MAX];
+  for (size_t i = 0; i < count; i++) {
+    ps[i] = a[i].p;
+    bytes[i] = a[i].bytes;
+    elem[i] = a[i].elem;
+    g->mem[i] = NULL;
+    g->at[i] = 0;
+  }
+  g->owned_count = 0;
+  g->in_place = true;
+  if (all_wrap(ctx, count, a)) return wrap_each(ctx, count, a, g);
+  if (origins && clsort__host_group_ok(ctx, count, ps, elem) && apart(count, a))
+    return clsort__host_group_get(ctx, count, ps, bytes, elem, g);
+  return stage_each(ctx, count, a, g);
+}
+
+clsort_status clsort__host_arrays_put(clsort_context *ctx, const clsort__host_group *g,
+                                      const clsort__host_spec *a, size_t i, size_t bytes) {
+  if (g->in_place) return clsort__host_group_put(ctx, g, i, a[i].elem, bytes);
+  /* a[i] is an output of the call: the caller's memory to write. */
+  return clsort__stage_out(ctx, g->mem[i], (void *)(uintptr_t)a[i].p, bytes);
+}
+
 /* Every host form ends here: on failure, drain the queue so that nothing
  * still refers to the caller's memory. */
 static clsort_status finish(clsort_context *ctx, clsort_status st) {
@@ -168,34 +189,24 @@ static clsort_status scan_host(clsort_context *ctx, clsort_type type, clsort_sca
   FORWARD_IF_ERROR(clsort__check_scan_args(ctx, type, kind));
   if (n == 0) return CLSORT_SUCCESS;
   RETURN_IF(!input || !output, CLSORT_ERROR_INVALID_ARGUMENT, "input and output must not be NULL");
-  size_t bytes = n * clsort_type_size(type);
-  FORWARD_IF_ERROR(clsort__check_size(ctx, n, clsort_type_size(type)));
-  /* Staged, the scan runs in place in the staging buffer; used in place,
-   * it reads the caller's input and writes the caller's output. Arrays
-   * aligned only to their elements are used in place from the aligned
-   * address before them (`at`) by the CPU shape, which adds the origins
-   * (the narrow types: their widening and narrowing kernels). */
-  size_t es = clsort_type_size(type);
-  const void *arrays[2] = {input, output};
-  size_t sizes[2] = {bytes, bytes}, elems[2] = {es, es};
-  bool wrap = clsort__can_wrap(ctx, input) && clsort__can_wrap(ctx, output);
-  bool at = !wrap && clsort__host_arrays_at_ok(ctx, arrays, sizes, elems, output == input ? 1 : 2);
-  clsort__host_array in, out = {NULL, false, 0};
-  clsort_status st =
-      at ? clsort__host_array_get_at(ctx, input, bytes, &in)
-         : clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
-  if (st == CLSORT_SUCCESS && (wrap || at) && output != input)
-    st = at ? clsort__host_array_get_at(ctx, output, bytes, &out)
-            : clsort__host_array_get(ctx, SLOT_HOST_OUT, output, bytes, false, true, &out);
-  cl_mem dst = out.mem ? out.mem : in.mem;
-  size_t dst_at = (out.mem ? out.head : in.head) / es;
+  size_t es = clsort_type_size(type), bytes = n * es;
+  FORWARD_IF_ERROR(clsort__check_size(ctx, n, es));
+  /* In place, the scan reads the caller's input and writes the caller's
+   * output, from their origins (the CPU shape adds them; the narrow types
+   * in their widening and narrowing kernels). Staged, both share the
+   * input's slot: the scan runs in place there. An output equal to the
+   * input is one array. */
+  const clsort__host_spec a[2] = {{input, bytes, es, SLOT_HOST_IN, true},
+                                  {output, bytes, es, SLOT_HOST_IN, false}};
+  size_t count = output == input ? 1 : 2, o = count - 1;
+  clsort__host_group g;
+  clsort_status st = clsort__host_arrays_get(ctx, count, a, true, &g);
   if (st == CLSORT_SUCCESS)
-    st = at ? clsort__scan_at(ctx, type, kind, in.mem, in.head / es, dst, dst_at, n)
-            : clsort__scan(ctx, type, kind, in.mem, dst, n);
-  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, out.mem ? &out : &in, output, bytes);
+    st = g.in_place ? clsort__scan_at(ctx, type, kind, g.mem[0], g.at[0], g.mem[o], g.at[o], n)
+                    : clsort__scan(ctx, type, kind, g.mem[0], g.mem[o], n);
+  if (st == CLSORT_SUCCESS) st = clsort__host_arrays_put(ctx, &g, a, o, bytes);
   st = finish(ctx, st);
-  clsort__host_array_release(&out);
-  clsort__host_array_release(&in);
+  clsort__host_group_release(&g);
   return st;
 }
 
@@ -212,21 +223,18 @@ static clsort_status reduce_host(clsort_context *ctx, clsort_type type, clsort_r
   size_t size = clsort_type_size(type);
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, size));
   /* The result is a few bytes: always staged. The input as the scan's
-   * (scan_host). */
-  size_t bytes = n * size;
-  bool wrap = clsort__can_wrap(ctx, input);
-  bool at = n > 0 && !wrap && clsort__host_arrays_at_ok(ctx, &input, &bytes, &size, 1);
-  clsort__host_array in = {NULL, false, 0}, out;
-  clsort_status st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, size, false, false, &out);
-  if (st == CLSORT_SUCCESS && n > 0)
-    st = at ? clsort__host_array_get_at(ctx, input, bytes, &in)
-            : clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
+   * (scan_host); with n 0 there is none. */
+  const clsort__host_spec a = {input, n * size, size, SLOT_HOST_IN, true};
+  clsort__host_group g;
+  cl_mem out;
+  clsort_status st = clsort__host_arrays_get(ctx, 1, &a, true, &g);
+  if (st == CLSORT_SUCCESS) st = clsort__stage_in(ctx, SLOT_HOST_OUT, NULL, size, &out);
   if (st == CLSORT_SUCCESS)
-    st = at ? clsort__reduce_at(ctx, type, op, in.mem, in.head / size, n, out.mem)
-            : clsort__reduce(ctx, type, op, in.mem, n, out.mem);
-  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &out, result, size);
+    st = g.in_place ? clsort__reduce_at(ctx, type, op, g.mem[0], g.at[0], n, out)
+                    : clsort__reduce(ctx, type, op, g.mem[0], n, out);
+  if (st == CLSORT_SUCCESS) st = clsort__stage_out(ctx, out, result, size);
   st = finish(ctx, st);
-  clsort__host_array_release(&in);
+  clsort__host_group_release(&g);
   return st;
 }
 
@@ -248,42 +256,29 @@ static clsort_status select_host(clsort_context *ctx, size_t element_size, bool 
     return CLSORT_SUCCESS;
   }
   size_t bytes = n * element_size;
-  bool wrap = clsort__can_wrap(ctx, input) && clsort__can_wrap(ctx, flags) &&
-              clsort__can_wrap(ctx, output);
-  /* As the scan's (scan_host): in place from the aligned addresses before
-   * them, where the CPU shape adds the origins. */
-  const void *arrays[3] = {input, flags, output};
-  size_t sizes[3] = {bytes, n, bytes}, elems[3] = {element_size, 1, element_size};
-  bool at = !wrap && clsort__host_arrays_at_ok(ctx, arrays, sizes, elems, 3);
-  clsort__host_array in = {NULL, false, 0}, fl = {NULL, false, 0}, out = {NULL, false, 0}, cnt;
+  /* As the scan's (scan_host); the count is staged. */
+  const clsort__host_spec a[3] = {{input, bytes, element_size, SLOT_HOST_IN, true},
+                                  {flags, n, 1, SLOT_HOST_AUX, true},
+                                  {output, bytes, element_size, SLOT_HOST_OUT, false}};
+  clsort__host_group g;
+  cl_mem cnt;
   cl_ulong kept = 0;
-  clsort_status st =
-      at ? clsort__host_array_get_at(ctx, input, bytes, &in)
-         : clsort__host_array_get(ctx, SLOT_HOST_IN, input, bytes, true, wrap, &in);
+  clsort_status st = clsort__host_arrays_get(ctx, 3, a, true, &g);
+  if (st == CLSORT_SUCCESS) st = clsort__stage_in(ctx, SLOT_HOST_COUNT, NULL, sizeof kept, &cnt);
   if (st == CLSORT_SUCCESS)
-    st = at ? clsort__host_array_get_at(ctx, flags, n, &fl)
-            : clsort__host_array_get(ctx, SLOT_HOST_AUX, flags, n, true, wrap, &fl);
-  if (st == CLSORT_SUCCESS)
-    st = at ? clsort__host_array_get_at(ctx, output, bytes, &out)
-            : clsort__host_array_get(ctx, SLOT_HOST_OUT, output, bytes, false, wrap, &out);
-  if (st == CLSORT_SUCCESS)
-    st = clsort__host_array_get(ctx, SLOT_HOST_COUNT, NULL, sizeof kept, false, false, &cnt);
-  size_t origins[3] = {in.head / element_size, fl.head, out.head / element_size};
-  if (st == CLSORT_SUCCESS)
-    st = at ? clsort__select_cpu(ctx, element_size, split, in.mem, fl.mem, out.mem, n, cnt.mem,
-                                 origins)
-            : clsort__select(ctx, element_size, split, in.mem, fl.mem, out.mem, n, cnt.mem);
-  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &cnt, &kept, sizeof kept);
+    st = g.in_place ? clsort__select_cpu(ctx, element_size, split, g.mem[0], g.mem[1], g.mem[2],
+                                         n, cnt, g.at)
+                    : clsort__select(ctx, element_size, split, g.mem[0], g.mem[1], g.mem[2], n,
+                                     cnt);
+  if (st == CLSORT_SUCCESS) st = clsort__stage_out(ctx, cnt, &kept, sizeof kept);
   /* Compact fills only the first `kept` elements; leave the rest alone
    * (in place, the device writes no more either). */
   size_t written = split ? n : (size_t)kept;
   if (st == CLSORT_SUCCESS && written)
-    st = clsort__host_array_put(ctx, &out, output, written * element_size);
+    st = clsort__host_arrays_put(ctx, &g, a, 2, written * element_size);
   if (st == CLSORT_SUCCESS) *count = (size_t)kept;
   st = finish(ctx, st);
-  clsort__host_array_release(&out);
-  clsort__host_array_release(&fl);
-  clsort__host_array_release(&in);
+  clsort__host_group_release(&g);
   return st;
 }
 
@@ -311,26 +306,19 @@ static clsort_status bucket_offsets_host(clsort_context *ctx, const unsigned *bu
               num_buckets);
   size_t table = clsort__div_up(n, tile_size) * num_buckets, os = clsort_type_size(offset_type);
   size_t table_bytes = table * os;
-  /* As the scan's (scan_host): in place from the aligned addresses before
-   * them, where the CPU shape adds the origins. */
-  bool wrap = clsort__can_wrap(ctx, buckets) && clsort__can_wrap(ctx, offsets);
-  const void *arrays[2] = {buckets, offsets};
-  size_t sizes[2] = {n * sizeof(cl_uint), table_bytes}, elems[2] = {sizeof(cl_uint), os};
-  bool at = !wrap && clsort__host_arrays_at_ok(ctx, arrays, sizes, elems, 2);
-  clsort__host_array in, out = {NULL, false, 0};
-  clsort_status st =
-      at ? clsort__host_array_get_at(ctx, buckets, sizes[0], &in)
-         : clsort__host_array_get(ctx, SLOT_HOST_IN, buckets, sizes[0], true, wrap, &in);
+  /* As the scan's (scan_host): the kernels take both origins (0 when
+   * staged). */
+  const size_t bs = sizeof(cl_uint);
+  const clsort__host_spec a[2] = {{buckets, n * bs, bs, SLOT_HOST_IN, true},
+                                  {offsets, table_bytes, os, SLOT_HOST_OUT, false}};
+  clsort__host_group g;
+  clsort_status st = clsort__host_arrays_get(ctx, 2, a, true, &g);
   if (st == CLSORT_SUCCESS)
-    st = at ? clsort__host_array_get_at(ctx, offsets, table_bytes, &out)
-            : clsort__host_array_get(ctx, SLOT_HOST_OUT, offsets, table_bytes, false, wrap, &out);
-  if (st == CLSORT_SUCCESS)
-    st = clsort__bucket_offsets(ctx, in.mem, in.head / sizeof(cl_uint), n, num_buckets,
-                                tile_size, offset_type, out.mem, out.head / os);
-  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &out, offsets, table_bytes);
+    st = clsort__bucket_offsets(ctx, g.mem[0], g.at[0], n, num_buckets, tile_size, offset_type,
+                                g.mem[1], g.at[1]);
+  if (st == CLSORT_SUCCESS) st = clsort__host_arrays_put(ctx, &g, a, 1, table_bytes);
   st = finish(ctx, st);
-  clsort__host_array_release(&out);
-  clsort__host_array_release(&in);
+  clsort__host_group_release(&g);
   return st;
 }
 

@@ -105,22 +105,19 @@ static clsort_status merge_in_core(clsort_context *ctx, clsort__sort_job job, co
   size_t elems[6] = {ks, ks, ve, ve, ks, ve};
   if (clsort__host_group_ok(ctx, 6, all, elems))
     return merge_in_place(ctx, job, all, bytes, elems, na, nb);
-  clsort__host_array A = {NULL, false, 0}, VA = {NULL, false, 0};
-  clsort__host_array O = {NULL, false, 0}, VO = {NULL, false, 0};
+  cl_mem A = NULL, VA = NULL, O = NULL, VO = NULL;
   size_t b_first = na;
-  clsort_status st = stage_two(ctx, SLOT_HOST_IN, m->a, m->b, &A.mem);
-  if (st == CLSORT_SUCCESS && pairs) st = stage_two(ctx, SLOT_HOST_AUX, m->va, m->vb, &VA.mem);
-  if (st == CLSORT_SUCCESS)
-    st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, n * ks, false, false, &O);
+  clsort_status st = stage_two(ctx, SLOT_HOST_IN, m->a, m->b, &A);
+  if (st == CLSORT_SUCCESS && pairs) st = stage_two(ctx, SLOT_HOST_AUX, m->va, m->vb, &VA);
+  if (st == CLSORT_SUCCESS) st = clsort__stage_in(ctx, SLOT_HOST_OUT, NULL, n * ks, &O);
   /* The sorts' value slot: a merge runs no sort that would need it. */
   if (st == CLSORT_SUCCESS && pairs)
-    st = clsort__host_array_get(ctx, SLOT_SORT_VALUES, NULL, n * vs, false, false, &VO);
-  job.keys_out = O.mem;
-  job.vals_out = VO.mem;
-  if (st == CLSORT_SUCCESS)
-    st = clsort__merge_two(ctx, &job, A.mem, VA.mem, na, A.mem, VA.mem, b_first, nb);
-  if (st == CLSORT_SUCCESS && pairs) st = clsort__host_array_put(ctx, &VO, m->vout, n * vs);
-  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &O, m->out, n * ks);
+    st = clsort__stage_in(ctx, SLOT_SORT_VALUES, NULL, n * vs, &VO);
+  job.keys_out = O;
+  job.vals_out = VO;
+  if (st == CLSORT_SUCCESS) st = clsort__merge_two(ctx, &job, A, VA, na, A, VA, b_first, nb);
+  if (st == CLSORT_SUCCESS && pairs) st = clsort__stage_out(ctx, VO, m->vout, n * vs);
+  if (st == CLSORT_SUCCESS) st = clsort__stage_out(ctx, O, m->out, n * ks);
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
   return st;
 }

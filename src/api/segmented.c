@@ -309,25 +309,18 @@ static clsort_status segmented_host(clsort_context *ctx, clsort_type type, void 
   if (n == 0) return CLSORT_SUCCESS;
   clsort__sort_job job = clsort__make_job(type, n, o);
   job.value_size = vs;
-  bool wrap = clsort__can_wrap(ctx, keys) && (!vs || clsort__can_wrap(ctx, values));
-  const void *arrays[1] = {keys};
-  size_t bytes = n * ks;
-  bool at = !wrap && takes_origins(ctx, &job, offsets, num_segments, &facts) &&
-            clsort__host_arrays_at_ok(ctx, arrays, &bytes, &ks, 1);
-  clsort__host_array k, v = {NULL, false, 0};
-  clsort_status st = at ? clsort__host_array_get_at(ctx, keys, bytes, &k)
-                        : clsort__host_array_get(ctx, SLOT_HOST_IN, keys, bytes, true, wrap, &k);
-  job.keys_at = k.head / ks;
-  if (st == CLSORT_SUCCESS && vs)
-    st = clsort__host_array_get(ctx, SLOT_HOST_AUX, values, n * vs, true, wrap, &v);
-  job.keys_in = job.keys_out = k.mem;
-  job.vals_in = job.vals_out = v.mem;
+  /* Keys and values as the sorts' (sort.c): from their origins where
+   * every kernel of the path takes them (takes_origins). */
+  const clsort__host_spec a[2] = {{keys, n * ks, ks, SLOT_HOST_IN, true},
+                                  {values, n * vs, vs, SLOT_HOST_AUX, true}};
+  clsort__host_group g;
+  clsort_status st = clsort__host_arrays_get(
+      ctx, vs ? 2 : 1, a, takes_origins(ctx, &job, offsets, num_segments, &facts), &g);
+  clsort__job_on_host(&job, &g);
   if (st == CLSORT_SUCCESS) st = run_segments(ctx, o, &job, offsets, num_segments, &facts);
-  if (st == CLSORT_SUCCESS && vs) st = clsort__host_array_put(ctx, &v, values, n * vs);
-  if (st == CLSORT_SUCCESS) st = clsort__host_array_put(ctx, &k, keys, n * ks);
+  if (st == CLSORT_SUCCESS) st = clsort__job_put(ctx, &job, &g, a, true);
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
-  clsort__host_array_release(&v);
-  clsort__host_array_release(&k);
+  clsort__host_group_release(&g);
   return st;
 }
 

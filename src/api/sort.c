@@ -69,57 +69,48 @@ static clsort_status check_available(clsort_type type, const clsort_options *o) 
   return CLSORT_SUCCESS;
 }
 
-/* Whether the host form can use the job's arrays in place from the
- * aligned address before them: an algorithm that adds origins
- * (dispatch.c), and arrays that clsort__host_arrays_at_ok accepts. */
-static bool origins_serve(const clsort_context *ctx, const clsort_options *o,
-                          const clsort__sort_job *job, const void *keys, const void *values) {
-  const void *arrays[2] = {keys, values};
-  size_t ks = clsort_type_size(job->type), vs = job->value_size;
-  size_t bytes[2] = {job->n * ks, job->n * vs}, elems[2] = {ks, vs ? vs : 1};
-  return clsort__takes_origins(ctx, o, job) &&
-         clsort__host_arrays_at_ok(ctx, arrays, bytes, elems, vs ? 2 : 1);
+void clsort__job_on_host(clsort__sort_job *job, const clsort__host_group *g) {
+  bool vs = job->value_size != 0;
+  job->keys_in = g->mem[0];
+  job->keys_out = job->make_index ? NULL : g->mem[0];
+  job->vals_in = job->make_index || !vs ? NULL : g->mem[1];
+  job->vals_out = vs ? g->mem[1] : NULL;
+  job->keys_at = g->at[0];
+  job->vals_at = vs ? g->at[1] : 0;
+}
+
+clsort_status clsort__job_put(clsort_context *ctx, const clsort__sort_job *job,
+                              const clsort__host_group *g, const clsort__host_spec *a,
+                              bool keys) {
+  if (job->value_size)
+    FORWARD_IF_ERROR(clsort__host_arrays_put(ctx, g, a, 1, job->n * job->value_size));
+  if (keys) FORWARD_IF_ERROR(clsort__host_arrays_put(ctx, g, a, 0, a[0].bytes));
+  return CLSORT_SUCCESS;
 }
 
 /* The host forms in core: the caller's keys (and values) as device
  * buffers, through pinned staging on GPUs (staging.c); on a CPU device in
  * place, as they are when they are aligned as it wants, else from the
- * aligned address before them where the algorithm takes origins; else
- * staged in the context's buffers and copied back; sort there. Every
- * algorithm acquires what it needs before its first write, so a failure
- * leaves the host memory as it was. */
+ * aligned address before them where the algorithm takes origins
+ * (clsort__host_arrays_get: keys and values of one allocation share a
+ * buffer); else staged in the context's buffers and copied back; sort
+ * there. Every algorithm acquires what it needs before its first write,
+ * so a failure leaves the host memory as it was. */
 static clsort_status sort_in_core(clsort_context *ctx, const clsort_options *o,
                                   clsort__sort_job job, void *keys, const void *keys_const,
                                   void *values, size_t n) {
   if (clsort__staging_on(ctx)) return clsort__sort_staged(ctx, o, job, keys, keys_const, values);
-  size_t key_bytes = n * clsort_type_size(job.type), value_bytes = n * job.value_size;
-  bool wrap = clsort__can_wrap(ctx, keys_const) && (!job.value_size || clsort__can_wrap(ctx, values));
-  bool at = !wrap && origins_serve(ctx, o, &job, keys_const, values);
-  clsort__host_array k, v = {NULL, false, 0};
-  clsort_status st;
-  if (at) {
-    st = clsort__host_array_get_at(ctx, keys_const, key_bytes, &k);
-    if (st == CLSORT_SUCCESS && job.value_size)
-      st = clsort__host_array_get_at(ctx, values, value_bytes, &v);
-    job.keys_at = k.head / clsort_type_size(job.type);
-    job.vals_at = job.value_size ? v.head / job.value_size : 0;
-  } else {
-    st = clsort__host_array_get(ctx, SLOT_HOST_IN, keys_const, key_bytes, true, wrap, &k);
-    if (st == CLSORT_SUCCESS && job.value_size)
-      st = clsort__host_array_get(ctx, SLOT_HOST_AUX, values, value_bytes, !job.make_index,
-                                  wrap, &v);
-  }
-  job.keys_in = k.mem;
-  job.keys_out = job.make_index ? NULL : k.mem;
-  job.vals_in = job.make_index ? NULL : v.mem;
-  job.vals_out = v.mem;
+  size_t ks = clsort_type_size(job.type), vs = job.value_size;
+  const clsort__host_spec a[2] = {{keys_const, n * ks, ks, SLOT_HOST_IN, true},
+                                  {values, n * vs, vs, SLOT_HOST_AUX, !job.make_index}};
+  clsort__host_group g;
+  clsort_status st =
+      clsort__host_arrays_get(ctx, vs ? 2 : 1, a, clsort__takes_origins(ctx, o, &job), &g);
+  clsort__job_on_host(&job, &g);
   if (st == CLSORT_SUCCESS) st = clsort__dispatch_sort(ctx, o, &job);
-  if (st == CLSORT_SUCCESS && job.value_size)
-    st = clsort__host_array_put(ctx, &v, values, value_bytes);
-  if (st == CLSORT_SUCCESS && keys) st = clsort__host_array_put(ctx, &k, keys, key_bytes);
+  if (st == CLSORT_SUCCESS) st = clsort__job_put(ctx, &job, &g, a, keys != NULL);
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
-  clsort__host_array_release(&v);
-  clsort__host_array_release(&k);
+  clsort__host_group_release(&g);
   return st;
 }
 

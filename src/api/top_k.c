@@ -32,17 +32,13 @@ static clsort_status check_top_k(size_t n, size_t k, bool has_keys_out, bool has
 /* The keys of a host-array call, as job->keys_in: on a CPU device in place,
  * as they are when aligned as it wants, else from the aligned address
  * before them when aligned to their elements (job->keys_at: the kernels
- * that read them add it); else staged. */
+ * that read them add it); else staged (clsort__host_arrays_get). */
 static clsort_status keys_on_device(clsort_context *ctx, clsort__sort_job *job, const void *keys,
-                                    size_t bytes, clsort__host_array *a) {
-  size_t ks = clsort_type_size(job->type);
-  bool wrap = clsort__can_wrap(ctx, keys);
-  if (!wrap && clsort__host_arrays_at_ok(ctx, &keys, &bytes, &ks, 1))
-    FORWARD_IF_ERROR(clsort__host_array_get_at(ctx, keys, bytes, a));
-  else
-    FORWARD_IF_ERROR(clsort__host_array_get(ctx, SLOT_HOST_IN, keys, bytes, true, wrap, a));
-  job->keys_in = a->mem;
-  job->keys_at = a->head / ks;
+                                    size_t bytes, clsort__host_group *g) {
+  const clsort__host_spec a = {keys, bytes, clsort_type_size(job->type), SLOT_HOST_IN, true};
+  FORWARD_IF_ERROR(clsort__host_arrays_get(ctx, 1, &a, true, g));
+  job->keys_in = g->mem[0];
+  job->keys_at = g->at[0];
   return CLSORT_SUCCESS;
 }
 
@@ -66,17 +62,17 @@ static clsort_status top_k_host(clsort_context *ctx, clsort_type type, const voi
   clsort__sort_job job = clsort__make_job(type, n, o);
   job.value_size = is;
   /* The outputs are k elements: always staged. */
-  clsort__host_array in = {NULL, false, 0}, ko = {NULL, false, 0}, io = {NULL, false, 0};
+  clsort__host_group in;
+  cl_mem ko = NULL, io = NULL;
   clsort_status st = keys_on_device(ctx, &job, keys, n * ks, &in);
   if (st == CLSORT_SUCCESS && out_keys)
-    st = clsort__host_array_get(ctx, SLOT_HOST_OUT, NULL, k * ks, false, false, &ko);
-  if (st == CLSORT_SUCCESS && is)
-    st = clsort__host_array_get(ctx, SLOT_HOST_AUX, NULL, k * is, false, false, &io);
-  if (st == CLSORT_SUCCESS) st = clsort__top_k(ctx, &job, in.mem, n, k, ko.mem, io.mem);
-  if (st == CLSORT_SUCCESS && is) st = clsort__host_array_put(ctx, &io, indices, k * is);
-  if (st == CLSORT_SUCCESS && out_keys) st = clsort__host_array_put(ctx, &ko, out_keys, k * ks);
+    st = clsort__stage_in(ctx, SLOT_HOST_OUT, NULL, k * ks, &ko);
+  if (st == CLSORT_SUCCESS && is) st = clsort__stage_in(ctx, SLOT_HOST_AUX, NULL, k * is, &io);
+  if (st == CLSORT_SUCCESS) st = clsort__top_k(ctx, &job, in.mem[0], n, k, ko, io);
+  if (st == CLSORT_SUCCESS && is) st = clsort__stage_out(ctx, io, indices, k * is);
+  if (st == CLSORT_SUCCESS && out_keys) st = clsort__stage_out(ctx, ko, out_keys, k * ks);
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
-  clsort__host_array_release(&in);
+  clsort__host_group_release(&in);
   return st;
 }
 
@@ -137,17 +133,17 @@ static clsort_status select_host(clsort_context *ctx, clsort_type type, const vo
   RETURN_IF(!keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
   size_t ks = clsort_type_size(type);
   clsort__sort_job job = clsort__make_job(type, n, o);
-  clsort__host_array in;
+  clsort__host_group in;
   clsort__selected sel;
   clsort_status st = keys_on_device(ctx, &job, keys, n * ks, &in);
-  if (st == CLSORT_SUCCESS) st = clsort__select_key(ctx, &job, in.mem, n, k, &sel);
+  if (st == CLSORT_SUCCESS) st = clsort__select_key(ctx, &job, in.mem[0], n, k, &sel);
   if (st == CLSORT_SUCCESS) {
     uint64_t key = clsort__key_of_bits(type, job.descending, sel.bits);
     uint32_t key32 = (uint32_t)key;
     memcpy(out_key, ks == 8 ? (const void *)&key : (const void *)&key32, ks);
   }
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
-  clsort__host_array_release(&in);
+  clsort__host_group_release(&in);
   return st;
 }
 

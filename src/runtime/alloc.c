@@ -182,6 +182,16 @@ bool clsort__budget_make_room(clsort_context *ctx, size_t bytes) {
   return true;
 }
 
+size_t clsort__test_take_staging(clsort_context *ctx) {
+  static const clsort__slot arrays[] = {SLOT_HOST_IN, SLOT_HOST_OUT, SLOT_HOST_AUX};
+  size_t total = 0;
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+    total += ctx->scratch_size[arrays[i]];
+    clsort__release_slot(ctx, arrays[i]);
+  }
+  return total;
+}
+
 size_t clsort__scratch_bytes(const clsort_context *ctx) {
   size_t total = 0;
   for (int i = 0; i < SLOT_COUNT_; i++) total += ctx->scratch_size[i];

@@ -49,6 +49,12 @@ void clsort__driver_build_unlock(int fd);
 /* Bytes of device scratch memory the context holds now. */
 size_t clsort__scratch_bytes(const clsort_context *ctx);
 
+/* Bytes of the staging buffers that hold a caller's host arrays
+ * (SLOT_HOST_IN, _OUT and _AUX; not compact's count) that the context
+ * holds now, which it then releases: so a test sees whether the call
+ * after it staged an array (0: every array of it used in place). */
+size_t clsort__test_take_staging(clsort_context *ctx);
+
 /* Number of contexts created and not yet released, process-wide. */
 long clsort__live_contexts(void);
 

@@ -253,6 +253,47 @@ T_TEST(select_host_offsets) {
   }
 }
 
+/* Input, flags and output back to back in one allocation, as small
+ * arrays from malloc lie (t_layout): on a CPU device the regions from the
+ * aligned addresses before them overlap, and the call uses all three in
+ * place, in one buffer, from their origins. From 16 bytes past a page
+ * and one element past one, each in both orders; then an input a byte off
+ * its elements' alignment (staged). Compact leaves the output past
+ * `count` as it was. _i: es index x 2 + split. */
+T_TEST(select_host_groups) {
+  size_t es = elem_sizes[_i / 2];
+  bool split = _i % 2, cpu = clsort__cpu_shape(T_CTX);
+  t_rng r;
+  t_rng_init(&r, "select_host_groups");
+  r.s[2] ^= (uint64_t)_i;
+  static const size_t sizes[] = {1000, 70001};
+  for (size_t si = 0; si < 2; si++)
+    for (int layout = es > 1 ? 4 : 3; layout >= 0; layout--) {
+      size_t n = sizes[si], lead = layout == 4 ? 1 : layout < 2 ? 16 : es;
+      bool reversed = layout % 2 == 1;
+      t_label("%s es=%zu n=%zu, input, flags and output back to back %zu bytes past a page%s",
+              split ? "split" : "compact", es, n, lead, reversed ? ", last first" : "");
+      const size_t bytes[3] = {n * es, n, n * es}, elems[3] = {es, 1, es};
+      t_layout l;
+      t_layout_make(&l, 3, bytes, elems, lead, reversed);
+      fill_elements(&r, l.p[0], n, es);
+      fill_flags(&r, l.p[1], n, densities[(size_t)layout % 5]);
+      unsigned char *want = t_alloc(n * es + 1);
+      size_t kept = t_ref_select(es, split, l.p[0], l.p[1], want, n), count = 0;
+      t_layout_snapshot(&l);
+      clsort__test_take_staging(T_CTX);
+      call(split, es, l.p[0], l.p[1], l.p[2], n, &count);
+      ASSERT_EQ_U64(clsort__test_take_staging(T_CTX) > 0, !cpu || layout == 4);
+      ASSERT_EQ_U64(count, kept);
+      size_t written = split ? n : kept;
+      ASSERT_EQ_ELEMS(l.p[2], want, written, es);
+      size_t tail = (size_t)(l.p[2] - l.block) + written * es;
+      ASSERT_EQ_MEM(l.block + tail, l.copy + tail, (n - written) * es);
+      t_layout_check(&l, 1u << 2);
+      t_release_now(want);
+    }
+}
+
 T_TEST(select_large) {
   size_t es = elem_sizes[_i / 2];
   bool split = _i % 2;
@@ -284,6 +325,7 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_loop_test(tc, select_all_sizes, 2 * e, 2 * e + 2);
       tcase_add_loop_test(tc, select_densities, 2 * e, 2 * e + 2);
       tcase_add_loop_test(tc, select_host_offsets, 2 * e, 2 * e + 2);
+      tcase_add_loop_test(tc, select_host_groups, 2 * e, 2 * e + 2);
     }
     if (part_has(4)) {
       tcase_add_loop_test(tc, select_high_flag_bytes, 0, 2);

@@ -221,6 +221,52 @@ T_TEST(bucket_offsets_guarded) {
   }
 }
 
+/* _i = offset type. The ids and the table back to back in one
+ * allocation, as small arrays from malloc lie (t_layout): on a CPU device
+ * the regions from the aligned addresses before them overlap, and both
+ * are used in place, in one buffer, from their origins. From 16 bytes
+ * past a page and one element past one (of the array that comes first),
+ * each in both orders; then the ids
+ * a byte off their alignment (staged). */
+T_TEST(bucket_offsets_groups) {
+  clsort_type ot = _i ? CLSORT_U64 : CLSORT_U32;
+  size_t os = clsort_type_size(ot), is = sizeof(unsigned);
+  bool cpu = clsort__cpu_shape(T_CTX);
+  t_rng r;
+  t_rng_init(&r, "bucket_offsets_groups");
+  r.s[0] ^= (uint64_t)_i;
+  static const size_t sizes[] = {1000, 100003};
+  for (size_t si = 0; si < 2; si++)
+    for (int layout = 4; layout >= 0; layout--) {
+      size_t n = sizes[si], tile = si ? 1000 : 64;
+      unsigned nb = si ? 16 : 5;
+      size_t entries = (n + tile - 1) / tile * nb;
+      bool reversed = layout % 2 == 1;
+      /* One element of the array that comes first. */
+      size_t lead = layout == 4 ? 1 : layout < 2 ? 16 : reversed ? os : is;
+      t_label("bucket offsets %s n=%zu, ids and table back to back %zu bytes past a page%s",
+              clsort_type_name(ot), n, lead, reversed ? ", table first" : "");
+      const size_t bytes[2] = {n * is, entries * os}, elems[2] = {is, os};
+      t_layout l;
+      t_layout_make(&l, 2, bytes, elems, lead, reversed);
+      unsigned *ids = (unsigned *)(void *)l.p[0];
+      fill_buckets(&r, ids, n, nb, layout);
+      uint64_t *ref = t_alloc(entries * 8);
+      t_ref_bucket_offsets(ids, n, nb, tile, ref);
+      t_layout_snapshot(&l);
+      clsort__test_take_staging(T_CTX);
+      ASSERT_OK(clsort_bucket_offsets(T_CTX, ids, n, nb, tile, ot, l.p[1]));
+      ASSERT_EQ_U64(clsort__test_take_staging(T_CTX) > 0, !cpu || layout == 4);
+      for (size_t j = 0; j < entries; j++) {
+        uint64_t got = 0;
+        memcpy(&got, l.p[1] + j * os, os); /* little-endian: the low bytes */
+        ASSERT_EQ_U64(got, ref[j]);
+      }
+      t_layout_check(&l, 1u << 1);
+      t_release_now(ref);
+    }
+}
+
 T_TEST(bucket_offsets_large) {
   t_rng r;
   t_rng_init(&r, "bucket_offsets_large");
@@ -238,6 +284,7 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_loop_test(tc, bucket_offsets_zero_length, 0, 10);
     tcase_add_test(tc, bucket_offsets_partition);
     tcase_add_loop_test(tc, bucket_offsets_guarded, 0, 2);
+    tcase_add_loop_test(tc, bucket_offsets_groups, 0, 2);
   }
   if (tiers & T_SLOW) {
     TCase *tc = t_tcase(s, "histogram_slow", true);

@@ -440,6 +440,56 @@ T_TEST(scan_host_in_place_or_staged) {
   }
 }
 
+/* The input and output back to back in one allocation, as small arrays
+ * from malloc lie (t_layout): on a CPU device the regions from the aligned
+ * addresses before them overlap, and the scan uses both in place, in one
+ * buffer, from their origins. Layouts: from 16 bytes past a page
+ * (malloc's) and one element past one, each in both orders, then a byte
+ * off the elements' alignment (staged). Then an output one element past
+ * its input, overlapping it: staged, as before groups, so the output is
+ * the scan of the input as it was. _i: the type (the narrow ones through
+ * the widening kernels). */
+static const clsort_type group_types[] = {CLSORT_U32, CLSORT_F64, CLSORT_U8, CLSORT_I16};
+
+T_TEST(scan_host_groups) {
+  clsort_type t = group_types[_i];
+  if (skip_f64(t)) return;
+  size_t es = clsort_type_size(t);
+  bool cpu = clsort__cpu_shape(T_CTX);
+  t_rng r;
+  t_rng_init(&r, "scan_host_groups");
+  r.s[0] ^= (uint64_t)_i;
+  static const size_t sizes[] = {1000, 100003};
+  for (size_t si = 0; si < 2; si++)
+    for (int layout = es > 1 ? 4 : 3; layout >= 0; layout--) {
+      size_t n = sizes[si], lead = layout == 4 ? 1 : layout < 2 ? 16 : es;
+      bool reversed = layout % 2 == 1;
+      clsort_scan_kind kind = (clsort_scan_kind)((layout + (int)si) % 2);
+      t_label("%s %s n=%zu, input and output back to back %zu bytes past a page%s",
+              clsort_type_name(t), kind_name(kind), n, lead, reversed ? ", output first" : "");
+      const size_t bytes[2] = {n * es, n * es}, elems[2] = {es, es};
+      t_layout l;
+      t_layout_make(&l, 2, bytes, elems, lead, reversed);
+      fill_exact(&r, t, l.p[0], n);
+      unsigned char *want = t_alloc(n * es);
+      ref_scan_exact(t, kind, l.p[0], want, n);
+      t_layout_snapshot(&l);
+      clsort__test_take_staging(T_CTX);
+      ASSERT_OK(clsort_scan(T_CTX, t, kind, l.p[0], l.p[1], n));
+      ASSERT_EQ_U64(clsort__test_take_staging(T_CTX) > 0, !cpu || layout == 4);
+      ASSERT_EQ_ELEMS(l.p[1], want, n, es);
+      t_layout_check(&l, 1u << 1);
+      /* The output one element past the input. */
+      t_label("%s %s n=%zu, output one element past its input", clsort_type_name(t),
+              kind_name(kind), n);
+      ASSERT_OK(clsort_scan(T_CTX, t, kind, l.p[0], l.p[0] + es, n));
+      ASSERT_GT_U64(clsort__test_take_staging(T_CTX), 0);
+      ref_scan_exact(t, kind, l.copy + (l.p[0] - l.block), want, n);
+      ASSERT_EQ_ELEMS(l.p[0] + es, want, n, es);
+      t_release_now(want);
+    }
+}
+
 /* Slow tier: sizes from 2^22 up, both forms. */
 T_TEST(scan_large) {
   clsort_type t = t_all_types[_i];
@@ -491,6 +541,7 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_test(tc, scan_reuses_context);
     tcase_add_test(tc, buffer_calls_chain_through_events);
     tcase_add_test(tc, scan_host_in_place_or_staged);
+    tcase_add_loop_test(tc, scan_host_groups, 0, 4);
   }
   if (tiers & T_SLOW) {
     TCase *tc = t_tcase(s, "scan_slow", true);

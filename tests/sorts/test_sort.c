@@ -575,7 +575,7 @@ T_TEST(sort_host_origins) {
   }
   /* Keys and values side by side in one aligned block (small arrays from
    * malloc): the regions wrapped from the aligned addresses before them
-   * would overlap, so the library stages them instead. */
+   * overlap, so the library wraps both as one buffer (sort_host_groups). */
   size_t n = 10, vs = 8;
   unsigned char *block, *keys = t_alloc(n * es), *vals;
   size_t bytes;
@@ -595,6 +595,95 @@ T_TEST(sort_host_origins) {
   ASSERT_POISON(block, 0, (size_t)(k - block));
   ASSERT_POISON(block, (size_t)(k - block) + n * es, (size_t)(vals - block));
   ASSERT_POISON(block, (size_t)(vals - block) + n * vs, bytes);
+}
+
+/* One pairs sort or argsort (mode) of `keys` in the layout l (keys p[0],
+ * payload p[1]), checked: the outputs against the stable reference, the
+ * rest of the block as it was (an argsort's keys too). Returns whether
+ * the call staged an array. */
+static bool sort_in_layout(clsort_type t, int mode, const unsigned char *keys, size_t n,
+                           t_layout *l, const clsort_options *o) {
+  size_t es = clsort_type_size(t), vs = t_mode_payload[mode];
+  bool indices = t_mode_is_argsort(mode);
+  memcpy(l->p[0], keys, n * es);
+  if (!indices) t_fill_pair_values(l->p[1], vs, n);
+  t_layout_snapshot(l);
+  clsort__test_take_staging(T_CTX);
+  if (indices)
+    ASSERT_OK(clsort_argsort(T_CTX, t, l->p[0], l->p[1], vs, n, o));
+  else
+    ASSERT_OK(clsort_sort_pairs(T_CTX, t, l->p[0], l->p[1], vs, n, o));
+  bool staged = clsort__test_take_staging(T_CTX) > 0;
+  size_t *perm = t_ref_permutation(t, keys, n, o);
+  unsigned char *want = t_alloc(n * es);
+  t_gather(keys, perm, n, es, want);
+  t_check_outputs(t, keys, want, perm, l->p[0], l->p[1], vs, n, o, indices);
+  t_layout_check(l, indices ? 1u << 1 : 3u);
+  t_release_now(want);
+  t_release_now(perm);
+  return staged;
+}
+
+/* Keys and values (or indices) back to back in one allocation, as small
+ * arrays from malloc lie (t_layout): on a CPU device the regions from the
+ * aligned addresses before them overlap, and the algorithms that take
+ * origins use both in place, in one buffer (keys and values of one job
+ * in one cl_mem), just as they use arrays apart (each first sorted in
+ * arrays of their own, as a control: the layout must stage exactly when
+ * they do). From 16 bytes past a page and one element (of the array that
+ * comes first) past one, each in both orders; then keys a byte off their
+ * alignment (staged). _i: the type (u16 through the widening kernels). */
+static const clsort_type group_types[] = {CLSORT_U32, CLSORT_F64, CLSORT_U16};
+
+T_TEST(sort_host_groups) {
+  clsort_type t = group_types[_i];
+  if (t_skip_type(t)) return;
+  size_t es = clsort_type_size(t);
+  t_rng r;
+  t_rng_init(&r, "sort_host_groups");
+  r.s[0] ^= (uint64_t)_i;
+  static const size_t sizes[] = {1000, 100003};
+  static const clsort_algorithm algorithms[] = {CLSORT_RADIX, CLSORT_MERGE, CLSORT_QUICK,
+                                                CLSORT_BITONIC, CLSORT_AUTO};
+  size_t step = 0;
+  for (size_t si = 0; si < 2; si++) {
+    size_t n = sizes[si];
+    unsigned char *keys = t_alloc(n * es);
+    t_gen_keys(&r, t, D_UNIFORM, keys, n);
+    for (int m = M_PAIRS4; m < M_COUNT; m++)
+      for (int layout = 4; layout >= 0; layout--, step++) {
+        size_t vs = t_mode_payload[m];
+        bool reversed = layout % 2 == 1;
+        size_t lead = layout == 4 ? 1 : layout < 2 ? 16 : reversed ? vs : es;
+        clsort_algorithm a = algorithms[step % 5];
+        clsort_options o = {a, step % 3 == 0 ? CLSORT_DESCENDING : 0u, 0u, 0u};
+        if (a == CLSORT_RADIX || a == CLSORT_MERGE || a == CLSORT_AUTO) o.flags |= CLSORT_STABLE;
+        const size_t bytes[2] = {n * es, n * vs}, elems[2] = {es, vs};
+        t_layout apart[2], l;
+        t_layout_make(&apart[0], 1, bytes, elems, 16, false);
+        t_layout_make(&apart[1], 1, bytes + 1, elems + 1, 16, false);
+        apart[0].p[1] = apart[1].p[0];
+        apart[0].size[1] = apart[1].size[0];
+        apart[0].count = 2;
+        t_label("%s %s n=%zu %s, apart", t_mode_names[m], clsort_type_name(t), n,
+                t_opt_name(&o));
+        bool control = sort_in_layout(t, m, keys, n, &apart[0], &o);
+        if (clsort__cpu_shape(T_CTX) && (a == CLSORT_MERGE || a == CLSORT_QUICK))
+          ASSERT_FALSE(control);
+        t_layout_make(&l, 2, bytes, elems, lead, reversed);
+        t_label("%s %s n=%zu %s, keys and payload back to back %zu bytes past a page%s",
+                t_mode_names[m], clsort_type_name(t), n, t_opt_name(&o), lead,
+                reversed ? ", payload first" : "");
+        ASSERT_EQ_U64(sort_in_layout(t, m, keys, n, &l, &o), control || layout == 4);
+        t_release_now(l.block);
+        t_release_now(l.copy);
+        for (int k = 0; k < 2; k++) {
+          t_release_now(apart[k].block);
+          t_release_now(apart[k].copy);
+        }
+      }
+    t_release_now(keys);
+  }
 }
 
 /* n == 0 and NULL arrays: success, nothing touched; the buffer form still
@@ -758,6 +847,7 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_test(tc, sort_zero_length);
       tcase_add_loop_test(tc, sort_scratch_memory, 0, 2);
       tcase_add_loop_test(tc, sort_host_origins, 0, (int)NORIGIN_TYPES);
+      tcase_add_loop_test(tc, sort_host_groups, 0, 3);
     }
     if (t_part_selected("levels")) {
       TCase *tc = t_shape_tcase(s, "levels", chunks_setup);
