@@ -417,15 +417,13 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
  * of them at once; each longer one is sorted by the sort the options
  * name (CLSORT_AUTO: the radix sort), one after another, the longest
  * first, or, when more than 64 are that long, every segment at once as
- * below. On CPU devices segments up to the limit of the segmented small
- * sort (the bitonic tile; 2^15 keys for keys alone) are sorted together
- * in one launch, a work-group each (keys alone: a serial sort each), and
- * longer ones one after another; with values, more than 64 short segments
- * are sorted all at once instead: a stable radix sort of every key with
- * its position, then of the positions by segment, then a gather. The
- * keys are copied to the device and back, but on CPU devices keys alone
- * are sorted in place wherever they are aligned to their elements (since
- * 0.4). CLSORT_SEGMENTED=global, packed, packed-split or split in the
+ * below. On CPU devices segments up to 2^15 keys are sorted together in
+ * one launch, a serial sort each (keys alone: an introsort; with values a
+ * stable radix sort, or insertion sorts and merges up to 512 keys, through
+ * scratch of n keys and n values), and longer ones one after another.
+ * The arrays are copied to the device and back, but on CPU devices they
+ * are sorted in place wherever they are aligned to their elements.
+ * CLSORT_SEGMENTED=global, packed, packed-split or split in the
  * environment forces a path, to measure them. options: NULL or
  * algorithm CLSORT_AUTO, CLSORT_RADIX or CLSORT_MERGE (the stable sorts),
  * CLSORT_DESCENDING; whole keys only (a bit range returns

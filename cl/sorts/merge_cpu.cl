@@ -178,28 +178,15 @@ inline ulong mc_corank(const global KEY_T *ka, ulong na, const global KEY_T *kb,
   return lo;
 }
 
-/* Step 1. Work-item g sorts keys_in[g * block, ...) (and its values, or
- * its positions when make_index) into the same range of out/vout, using
- * the range of tmp/vtmp between passes. in_at, out_at, tmp_at: the pairs'
- * origins (common.cl's CPU_AT). */
-CPU_KERNEL void mcpu_runs(const global KEY_T *keys_in, const global VALUE_T *vals_in,
-                          global KEY_T *out, global VALUE_T *vout, global KEY_T *tmp,
-                          global VALUE_T *vtmp, ulong2 in_at, ulong2 out_at, ulong2 tmp_at,
-                          ulong n, ulong block, int kind, int desc, int make_index) {
-  CPU_AT(keys_in, vals_in, in_at);
-  CPU_AT(out, vout, out_at);
-  CPU_AT(tmp, vtmp, tmp_at);
-  const key_flips f = key_flips_for(kind, desc);
-  const ulong lo = (ulong)get_group_id(0) * block, len = min(block, n - lo);
-#if !HAS_VALUES
-  /* Keys alone cannot show the order of equal keys, so the block needs no
-   * stable sort: a copy sorted in place by the introsort. 2^22 u32 keys'
-   * runs, 2 cores under a CI run, alternating: 263-282 ms by insertion
-   * and merges, 179-185 ms this way. */
-  for (ulong i = lo; i < lo + len; i++) out[i] = keys_in[i];
-  intro_sort(out, vout, lo, lo + len, f);
-  return;
-#endif
+/* The stable sort of keys_in[lo, lo + len) (and its values, or its
+ * positions when make_index) into the same range of out/vout, using the
+ * range of tmp/vtmp between passes: insertion sorts of MC_RUN keys, then
+ * merges of doubling runs, ending in out. Each run is read whole before it
+ * is written, so out may be keys_in (a sort in place). */
+inline void mc_stable_sort(const global KEY_T *keys_in, const global VALUE_T *vals_in,
+                           global KEY_T *out, global VALUE_T *vout, global KEY_T *tmp,
+                           global VALUE_T *vtmp, ulong lo, ulong len, key_flips f,
+                           bool make_index) {
   uint passes = 0;
   for (ulong r = MC_RUN; r < len; r *= 2) passes++;
   /* The insertion sorts write where the last pass must read from. */
@@ -250,6 +237,31 @@ CPU_KERNEL void mcpu_runs(const global KEY_T *keys_in, const global VALUE_T *val
   }
 }
 
+/* Step 1. Work-item g sorts keys_in[g * block, ...) (and its values, or
+ * its positions when make_index) into the same range of out/vout, using
+ * the range of tmp/vtmp between passes. in_at, out_at, tmp_at: the pairs'
+ * origins (common.cl's CPU_AT). */
+CPU_KERNEL void mcpu_runs(const global KEY_T *keys_in, const global VALUE_T *vals_in,
+                          global KEY_T *out, global VALUE_T *vout, global KEY_T *tmp,
+                          global VALUE_T *vtmp, ulong2 in_at, ulong2 out_at, ulong2 tmp_at,
+                          ulong n, ulong block, int kind, int desc, int make_index) {
+  CPU_AT(keys_in, vals_in, in_at);
+  CPU_AT(out, vout, out_at);
+  CPU_AT(tmp, vtmp, tmp_at);
+  const key_flips f = key_flips_for(kind, desc);
+  const ulong lo = (ulong)get_group_id(0) * block, len = min(block, n - lo);
+#if !HAS_VALUES
+  /* Keys alone cannot show the order of equal keys, so the block needs no
+   * stable sort: a copy sorted in place by the introsort. 2^22 u32 keys'
+   * runs, 2 cores under a CI run, alternating: 263-282 ms by insertion
+   * and merges, 179-185 ms this way. */
+  for (ulong i = lo; i < lo + len; i++) out[i] = keys_in[i];
+  intro_sort(out, vout, lo, lo + len, f);
+  return;
+#endif
+  mc_stable_sort(keys_in, vals_in, out, vout, tmp, vtmp, lo, len, f, make_index != 0);
+}
+
 /* Step 2. Merges the pairs of sorted runs of `run` keys of keys_in into
  * keys_out (values likewise); work-item g writes [g * chunk, ...). in_at,
  * out_at: the pairs' origins (common.cl's CPU_AT). */
@@ -293,9 +305,8 @@ CPU_KERNEL void mcpu_merge_two(const global KEY_T *ka, const global VALUE_T *va,
   mc_merge(ka, va, i0, i1, na, kb, vb, d0 - i0, d1 - i1, nb, ko, vo, d0, d1, f);
 }
 
-/* The segmented small sort's CPU shape (for the sample sort's buckets and
- * clsort_segmented_sort's short keys-only segments, which need no
- * stability): work-item g sorts [segments[2g], segments[2g+1]) in place
+/* The segmented small sort's CPU shape (clsort_segmented_sort's short
+ * segments of keys alone, which need no stability): work-item g sorts [segments[2g], segments[2g+1]) in place
  * (introsort_cpu.cl), counted from the pair's origins `at` (a caller's
  * host array used in place; else 0). */
 CPU_KERNEL void mcpu_segments(global KEY_T *keys, global VALUE_T *vals, ulong2 at,
@@ -303,4 +314,75 @@ CPU_KERNEL void mcpu_segments(global KEY_T *keys, global VALUE_T *vals, ulong2 a
   CPU_AT(keys, vals, at);
   const size_t g = get_group_id(0);
   intro_sort(keys, vals, segments[2 * g], segments[2 * g + 1], key_flips_for(kind, desc));
+}
+
+/* Segments longer than this take the serial radix sort (mc_radix_sort);
+ * shorter ones, insertion sorts and merges, which need no digit tables.
+ * 2^22 u32 pairs on 2 cores, segments of 4096: 70 ms by merges, against
+ * 52 ms for a radix sort launched per segment. */
+#define MC_RADIX_MIN 512
+#define MC_DIGITS (KEY_BITS / 8)
+
+/* The stable LSD sort of keys[lo, lo + len) (and vals) by the order bits'
+ * bytes, back and forth through the same range of tmp/vtmp: one read
+ * counts every byte, then a pass per byte that is not the same in every
+ * key, ending in keys (a copy back after an odd number of passes). */
+inline void mc_radix_sort(global KEY_T *keys, global VALUE_T *vals, global KEY_T *tmp,
+                          global VALUE_T *vtmp, ulong lo, ulong len, key_flips f) {
+  uint count[MC_DIGITS][256];
+  for (uint d = 0; d < MC_DIGITS; d++)
+    for (uint x = 0; x < 256; x++) count[d][x] = 0;
+  for (ulong i = lo; i < lo + len; i++) {
+    const KEY_T b = key_to_bits_flip(keys[i], f);
+    for (uint d = 0; d < MC_DIGITS; d++) count[d][(b >> (8 * d)) & 255]++;
+  }
+  global KEY_T *ks = keys, *kd = tmp;
+  global VALUE_T *vs = vals, *vd = vtmp;
+  for (uint d = 0; d < MC_DIGITS; d++) {
+    uint at = 0, one = 0;
+    for (uint x = 0; x < 256; x++) {
+      const uint c = count[d][x];
+      one |= c == len;
+      count[d][x] = at;
+      at += c;
+    }
+    if (one) continue; /* every key has this byte: the pass would copy */
+    for (ulong i = lo; i < lo + len; i++) {
+      const KEY_T k = ks[i];
+      const ulong to = lo + count[d][(key_to_bits_flip(k, f) >> (8 * d)) & 255]++;
+      kd[to] = k;
+#if HAS_VALUES
+      vd[to] = vs[i];
+#endif
+    }
+    global KEY_T *kt = ks;
+    ks = kd;
+    kd = kt;
+    global VALUE_T *vt = vs;
+    vs = vd;
+    vd = vt;
+  }
+  if (ks != keys)
+    for (ulong i = lo; i < lo + len; i++) {
+      keys[i] = ks[i];
+#if HAS_VALUES
+      vals[i] = vs[i];
+#endif
+    }
+}
+
+/* Its stable form (clsort_segmented_sort's short segments with values):
+ * work-item g sorts its segment in place, through the same range of
+ * tmp/vtmp (scratch of the buffers' length, origin 0). */
+CPU_KERNEL void mcpu_segments_stable(global KEY_T *keys, global VALUE_T *vals, global KEY_T *tmp,
+                                     global VALUE_T *vtmp, ulong2 at,
+                                     const global ulong *segments, int kind, int desc) {
+  CPU_AT(keys, vals, at);
+  const size_t g = get_group_id(0);
+  const ulong lo = segments[2 * g], len = segments[2 * g + 1] - lo;
+  const key_flips f = key_flips_for(kind, desc);
+  if (len > MC_RADIX_MIN)
+    mc_radix_sort(keys, vals, tmp, vtmp, lo, len, f);
+  else
+    mc_stable_sort(keys, vals, keys, vals, tmp, vtmp, lo, len, f, false);
 }

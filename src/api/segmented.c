@@ -201,18 +201,21 @@ typedef enum seg_path { PATH_GLOBAL, PATH_PACKED, PATH_SMALL } seg_path;
  * on its own, unless there are more than 64 of those: then every segment
  * at once (on the H100, 2^26 u32 keys, `clsort bench --ops segmented`:
  * 1024 segments of 65536 took 5.7 ms at once against 67.2 ms one after
- * another, before the merges came). CPU shapes: keys
- * alone go to the CPUs' serial sort per segment (merge_cpu.cl), which
- * wins there (PoCL, 2 shared cores: 2^20 u32 keys in segments of 64 took
- * 63 ms that way, 291 ms at once); values need the stable bitonic tile, a
- * work-group per segment, which lost to the global path when there are
- * more than 64 short segments (1465 against 315 ms). CLSORT_SEGMENTED=
+ * another, before the merges came). CPU shapes sort every short segment
+ * by a serial loop (merge_cpu.cl: keys alone by the introsort, values by
+ * a stable merge sort), which wins there (PoCL, 2 shared cores: 2^20 u32
+ * keys in segments of 64 took 63 ms that way, 291 ms at once; with
+ * values, the stable bitonic tile, a work-group per segment, had lost to
+ * the global path, 1465 against 315 ms). GPU shapes sort values by that
+ * stable tile, so they take the global path for more than 64 short
+ * segments with values. CLSORT_SEGMENTED=
  * global, packed or split (environment) forces a path, to measure them
  * (packed falls back to split in CPU shapes); packed-split packs the
  * short segments and sorts every long one on its own. */
-static seg_path choose_path(const clsort__sort_job *job, const uint64_t *offsets,
-                            size_t num_segments, const seg_facts *facts, size_t limit,
-                            size_t tile) {
+static seg_path choose_path(const clsort_context *ctx, const clsort__sort_job *job,
+                            const uint64_t *offsets, size_t num_segments,
+                            const seg_facts *facts, size_t limit, size_t tile) {
+  bool stable_tile = job->value_size != 0 && !ctx->tuning.cpu_shape;
   bool can_global = num_segments <= UINT32_MAX && job->n >= 2;
   const char *force = getenv("CLSORT_SEGMENTED");
   if (force && strcmp(force, "global") == 0 && can_global) return PATH_GLOBAL;
@@ -226,19 +229,18 @@ static seg_path choose_path(const clsort__sort_job *job, const uint64_t *offsets
     long_ += len > MERGED;
   }
   if (tile) return long_ > 64 && can_global ? PATH_GLOBAL : PATH_PACKED;
-  return can_global && job->value_size != 0 && small > 64 ? PATH_GLOBAL : PATH_SMALL;
+  return can_global && stable_tile && small > 64 ? PATH_GLOBAL : PATH_SMALL;
 }
 
-/* Whether the host form can use the keys in place from the aligned
- * address before them (job->keys_at): keys alone on the CPU shape's path
- * of short segments, whose serial sorts and long segments' copies add the
- * origin. The values' stable tile and the global path take none: those
- * calls stage. */
+/* Whether the host form can use the keys (and values) in place from the
+ * aligned addresses before them (job->keys_at, vals_at): the CPU shape's
+ * path of short segments, whose serial sorts and long segments' copies
+ * add the origins. The global path takes none: those calls stage. */
 static bool takes_origins(const clsort_context *ctx, const clsort__sort_job *job,
                           const uint64_t *offsets, size_t num_segments, const seg_facts *facts) {
-  if (!ctx->tuning.cpu_shape || job->value_size) return false;
+  if (!ctx->tuning.cpu_shape) return false;
   size_t limit = small_limit(ctx, job), tile = clsort__packed_tile(ctx, job);
-  return choose_path(job, offsets, num_segments, facts, limit, tile) == PATH_SMALL;
+  return choose_path(ctx, job, offsets, num_segments, facts, limit, tile) == PATH_SMALL;
 }
 
 /* Both forms end here, the keys (and values) on the device: the short
@@ -249,7 +251,7 @@ static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
                                   const clsort__sort_job *job, const uint64_t *offsets,
                                   size_t num_segments, const seg_facts *facts) {
   size_t limit = small_limit(ctx, job), tile = clsort__packed_tile(ctx, job), count = 0;
-  seg_path path = choose_path(job, offsets, num_segments, facts, limit, tile);
+  seg_path path = choose_path(ctx, job, offsets, num_segments, facts, limit, tile);
   if (path == PATH_GLOBAL) return clsort__sort_segments_global(ctx, job, offsets, num_segments);
   cl_mem list = NULL;
   clsort__packed packed;
@@ -263,8 +265,13 @@ static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
       FORWARD_IF_ERROR(clsort__long_merge_prepare(ctx, job, offsets, num_segments, packed.runs,
                                                   merge_limit, &merged));
     limit = merge_limit;
-  } else {
+  }
+  clsort__sort_job small = *job;
+  small.stable = job->value_size != 0;
+  if (path == PATH_SMALL) {
     FORWARD_IF_ERROR(upload_small(ctx, offsets, num_segments, limit, &list, &count));
+    /* Its kernel and scratch before the long segments write. */
+    if (count) FORWARD_IF_ERROR(clsort__segments_prepare(ctx, &small));
   }
   /* AUTO would pick the unstable bitonic sort for short long segments. */
   clsort_options stable = *o;
@@ -276,8 +283,6 @@ static clsort_status run_segments(clsort_context *ctx, const clsort_options *o,
     return facts->longest > packed.runs ? clsort__long_merge_run(ctx, job, &merged)
                                          : CLSORT_SUCCESS;
   }
-  clsort__sort_job small = *job;
-  small.stable = job->value_size != 0;
   return count ? clsort__sort_segments(ctx, &small, list, count) : CLSORT_SUCCESS;
 }
 

@@ -84,6 +84,8 @@ typedef enum clsort__slot {
   SLOT_SEGMENT_POS,  /* the global path's positions */
   SLOT_SEGMENT_IDS,  /* and segment ids */
   SLOT_SEGMENT_PARTS, /* the long segments' merge co-ranks */
+  SLOT_SEGMENT_TMP,  /* the CPUs' stable segment sort's scratch: keys, */
+  SLOT_SEGMENT_TMP_VALUES, /* values */
   SLOT_SELECT_A,     /* the radix select's candidates (ping-pong), */
   SLOT_SELECT_B,     /* then top-k's keys and positions */
   SLOT_SELECT_TABLE, /* the digit histogram */

@@ -53,17 +53,34 @@ static clsort_status merge_cpu_kernel(clsort_context *ctx, const clsort__sort_jo
   return clsort__cpu_sort_kernel(ctx, &merge_cpu_spec, job, name, out);
 }
 
+/* Stable requests (values) sort each segment by insertion sorts and
+ * merges through scratch of the buffers' length; unstable ones by the
+ * introsort, in place. */
 clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem segments, size_t count) {
   cl_kernel k;
-  FORWARD_IF_ERROR(merge_cpu_kernel(ctx, job, "mcpu_segments", &k));
-  if (count == 0 || job->n == 0) return CLSORT_SUCCESS; /* built, nothing to sort */
-  cl_mem vals = job->value_size ? job->vals_in : job->keys_in;
-  cl_ulong2 at = clsort__pair_at(job, job->keys_in, job->value_size ? vals : NULL);
+  cl_mem tk = NULL, tv = NULL;
+  size_t n = job->n, vs = job->value_size;
+  FORWARD_IF_ERROR(
+      merge_cpu_kernel(ctx, job, job->stable ? "mcpu_segments_stable" : "mcpu_segments", &k));
+  if (job->stable && n > 0) {
+    FORWARD_IF_ERROR(
+        clsort__scratch(ctx, SLOT_SEGMENT_TMP, n * clsort_type_size(job->type), &tk));
+    tv = tk; /* keys-only programs ignore the values: any valid buffer */
+    if (vs) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SEGMENT_TMP_VALUES, n * vs, &tv));
+  }
+  if (count == 0 || n == 0) return CLSORT_SUCCESS; /* built, nothing to sort */
+  cl_mem vals = vs ? job->vals_in : job->keys_in;
+  cl_ulong2 at = clsort__pair_at(job, job->keys_in, vs ? vals : NULL);
   int kind = clsort__key_kind(job->type), desc = job->descending;
-  clsort__arg args[] = {ARG(job->keys_in), ARG(vals), ARG(at), ARG(segments), ARG(kind),
-                        ARG(desc)};
-  return clsort__launch(ctx, k, count, 1, 6, args, 0, NULL, NULL);
+  if (!job->stable) {
+    clsort__arg args[] = {ARG(job->keys_in), ARG(vals), ARG(at), ARG(segments), ARG(kind),
+                          ARG(desc)};
+    return clsort__launch(ctx, k, count, 1, 6, args, 0, NULL, NULL);
+  }
+  clsort__arg args[] = {ARG(job->keys_in), ARG(vals),   ARG(tk),   ARG(tv),
+                        ARG(at),           ARG(segments), ARG(kind), ARG(desc)};
+  return clsort__launch(ctx, k, count, 1, 8, args, 0, NULL, NULL);
 }
 
 clsort_status clsort__merge_two_cpu(clsort_context *ctx, const clsort__sort_job *job, cl_mem a,

@@ -8,31 +8,30 @@
 
 #include <stdio.h>
 
-/* CPUs sort each segment with a serial loop (merge_cpu.cl's introsort),
- * which takes segments of any length; stable requests keep the stable
- * bitonic tile. */
-static bool serial_segments(const clsort_context *ctx, const clsort__sort_job *job) {
-  return ctx->tuning.cpu_shape && !job->stable;
-}
+/* CPUs sort each segment with a serial loop (merge_cpu.cl: the introsort,
+ * or stable, insertion sorts and merges), which takes segments of any
+ * length. */
+static bool serial_segments(const clsort_context *ctx) { return ctx->tuning.cpu_shape; }
 
 size_t clsort__segment_limit(const clsort_context *ctx, const clsort__sort_job *job) {
   size_t tile =
       clsort__bitonic_shape_for(ctx, clsort_type_size(job->type), job->value_size, job->stable)
           .tile;
-  /* 2^15 keys (128 KB of u32 keys, 256 KB with their values) stay in a
-   * core's L2 while one loop sorts them. */
-  return serial_segments(ctx, job) ? clsort__max(tile, (size_t)1 << 15) : tile;
+  /* 2^15 keys (128 KB of u32 keys, 256 KB with their values, twice that
+   * for a stable sort's scratch) stay in a core's L2 while one loop sorts
+   * them. */
+  return serial_segments(ctx) ? clsort__max(tile, (size_t)1 << 15) : tile;
 }
 
 clsort_status clsort__segments_prepare(clsort_context *ctx, const clsort__sort_job *job) {
   cl_kernel unused;
-  if (serial_segments(ctx, job)) return clsort__sort_segments_cpu(ctx, job, NULL, 0);
+  if (serial_segments(ctx)) return clsort__sort_segments_cpu(ctx, job, NULL, 0);
   return clsort__bitonic_kernel(ctx, job, BITONIC_SORT_SEGMENTS, &unused);
 }
 
 clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job *job,
                                     cl_mem segments, size_t count) {
-  if (serial_segments(ctx, job)) return clsort__sort_segments_cpu(ctx, job, segments, count);
+  if (serial_segments(ctx)) return clsort__sort_segments_cpu(ctx, job, segments, count);
   if (count == 0 || job->n == 0) return CLSORT_SUCCESS;
   clsort__bitonic_shape s =
       clsort__bitonic_shape_for(ctx, clsort_type_size(job->type), job->value_size, job->stable);

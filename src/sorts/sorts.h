@@ -73,8 +73,10 @@ clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job
 clsort_status clsort__cpu_sort_kernel(clsort_context *ctx, const clsort__program_spec *spec,
                                       const clsort__sort_job *job, const char *name,
                                       cl_kernel *out);
-/* The segmented small sort's CPU shape (merge_cpu.c): one serial introsort
- * per segment, any length; not stable. count 0 builds the kernel only. */
+/* The segmented small sort's CPU shape (merge_cpu.c): one serial sort per
+ * segment, any length: the introsort, or with job->stable insertion sorts
+ * and merges through scratch of job->n keys and values. count 0 builds
+ * the kernel and takes the scratch only. */
 clsort_status clsort__sort_segments_cpu(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem segments, size_t count);
 clsort_status clsort__quick_sort(clsort_context *ctx, const clsort__sort_job *job);
@@ -370,9 +372,10 @@ clsort_status clsort__narrow_job(clsort_context *ctx, const clsort__sort_job *jo
 clsort_status clsort__sort_segments(clsort_context *ctx, const clsort__sort_job *job,
                                     cl_mem segments, size_t count);
 /* The longest segment it takes: the bitonic tile, or 2^15 keys on CPUs
- * (a serial introsort) when job->stable is not set. */
+ * (a serial introsort, or with job->stable a serial merge sort). */
 size_t clsort__segment_limit(const clsort_context *ctx, const clsort__sort_job *job);
-/* Builds its kernel, so that a sort can fail before its first write. */
+/* Builds its kernel and takes its scratch (the CPUs' stable sort's: the
+ * buffers' length), so that a sort can fail before its first write. */
 clsort_status clsort__segments_prepare(clsort_context *ctx, const clsort__sort_job *job);
 
 /* top_k.c: the radix select. Of n keys in `keys` ordered as `job` says

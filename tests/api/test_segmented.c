@@ -145,39 +145,50 @@ static void check_case(t_rng *r, clsort_type t, int layout, int dist, size_t vs,
   }
 }
 
-/* _i: u32, f64. Keys alone, which a CPU device sorts in place from
- * wherever they are: against an inaccessible page after them, then
- * before them (a read or write past either end faults), with short
- * segments and one longer than the small sort takes (copied out, sorted
- * and copied back at its origin). */
+/* _i: u32, f64. Keys alone, then with 4- and 8-byte values, which a CPU
+ * device sorts in place from wherever they are (nothing staged): against
+ * an inaccessible page after them, then before them (a read or write past
+ * either end faults), with short segments (keys alone: the introsort;
+ * values: insertion sorts and merges, and the radix sort past 512 keys)
+ * and one longer than the small sort takes (copied out, sorted and
+ * copied back at its origin). Values must follow the stable order. */
 T_TEST(segmented_guarded) {
   clsort_type t = _i ? CLSORT_F64 : CLSORT_U32;
   if (t_skip_type(t)) return;
   t_rng r;
   t_rng_init(&r, "segmented_guarded");
   r.s[0] ^= (uint64_t)_i;
-  size_t ks = clsort_type_size(t), limit = clsort__test_segmented_limit(T_CTX, t, 0);
-  uint64_t offsets[5] = {0, 1, 3001, 3001 + limit + 77, 0};
-  size_t n = (size_t)offsets[3] + 5003;
-  offsets[4] = n;
-  char *in = t_alloc(n * ks);
-  t_gen_keys(&r, t, D_UNIFORM, in, n);
-  clsort_options o = {CLSORT_AUTO, _i ? CLSORT_DESCENDING : 0u, 0u, 0u};
-  size_t *perm = t_alloc(n * sizeof *perm);
-  for (size_t s = 0; s < 4; s++) {
-    size_t first = (size_t)offsets[s], len = (size_t)(offsets[s + 1] - offsets[s]);
-    size_t *p = t_ref_permutation(t, in + first * ks, len, &o);
-    for (size_t i = 0; i < len; i++) perm[first + i] = first + p[i];
-  }
-  char *want = t_alloc(n * ks), msg[256];
-  t_gather(in, perm, n, ks, want);
-  for (int at_end = 0; at_end < 2; at_end++) {
-    char *keys = t_guarded(n * ks, at_end);
-    memcpy(keys, in, n * ks);
-    t_label("%s n=%zu, keys %s a page", clsort_type_name(t), n, at_end ? "ending at" : "after");
-    ASSERT_OK(clsort_segmented_sort(T_CTX, t, keys, NULL, 0, n, offsets, 4, &o));
-    if (!t_elems_equal(keys, want, n, ks, msg, sizeof msg))
-      ck_abort_msg("%s: keys: %s", t_where(), msg);
+  static const size_t payloads[3] = {0, 4, 8};
+  size_t ks = clsort_type_size(t);
+  for (int pl = 0; pl < 3; pl++) {
+    size_t vs = payloads[pl], limit = clsort__test_segmented_limit(T_CTX, t, vs);
+    uint64_t offsets[6] = {0, 1, 301, 3001, 3001 + limit + 77, 0};
+    size_t n = (size_t)offsets[4] + 5003;
+    offsets[5] = n;
+    char *in = t_alloc(n * ks);
+    t_gen_keys(&r, t, pl == 1 ? D_FEW : D_UNIFORM, in, n);
+    clsort_options o = {CLSORT_AUTO, (_i + pl) % 2 ? CLSORT_DESCENDING : 0u, 0u, 0u};
+    size_t *perm = t_alloc(n * sizeof *perm);
+    for (size_t s = 0; s < 5; s++) {
+      size_t first = (size_t)offsets[s], len = (size_t)(offsets[s + 1] - offsets[s]);
+      size_t *p = t_ref_permutation(t, in + first * ks, len, &o);
+      for (size_t i = 0; i < len; i++) perm[first + i] = first + p[i];
+    }
+    char *want = t_alloc(n * ks), msg[256];
+    t_gather(in, perm, n, ks, want);
+    for (int at_end = 0; at_end < 2; at_end++) {
+      char *keys = t_guarded(n * ks, at_end), *vals = vs ? t_guarded(n * vs, !at_end) : NULL;
+      memcpy(keys, in, n * ks);
+      if (vs) t_fill_pair_values(vals, vs, n);
+      t_label("%s n=%zu, %zu-byte values, keys %s a page", clsort_type_name(t), n, vs,
+              at_end ? "ending at" : "after");
+      clsort__test_take_staging(T_CTX);
+      ASSERT_OK(clsort_segmented_sort(T_CTX, t, keys, vals, vs, n, offsets, 5, &o));
+      if (clsort__cpu_shape(T_CTX)) ASSERT_EQ_U64(clsort__test_take_staging(T_CTX), 0);
+      if (!t_elems_equal(keys, want, n, ks, msg, sizeof msg))
+        ck_abort_msg("%s: keys: %s", t_where(), msg);
+      if (vs) t_check_payload_exact(vals, vs, perm, n, false);
+    }
   }
 }
 
