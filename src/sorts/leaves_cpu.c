@@ -1,5 +1,6 @@
-/* leaves_cpu.c: the last launch of the CPU shapes' splitting sorts (the
- * quicksort's, quick_cpu.c, and the sample sort's, sample_cpu.c): every
+/* leaves_cpu.c: what the CPU shapes' splitting sorts (the quicksort's,
+ * quick_cpu.c, and the sample sort's, sample_cpu.c) share: their buffers,
+ * the loop of their levels, and their last launch: every
  * finished range into the output as keys, sorted first where it needs
  * it, by quick_cpu.cl's qcpu_leaves. The ranges are packed into one bin
  * per compute unit, largest first, each to the bin with the least work so
@@ -25,6 +26,32 @@ clsort_status clsort__cpu_split_buffers(clsort_context *ctx, const clsort__sort_
   v[CLSORT__CPU_OUT] = job->vals_out;
   v[CLSORT__CPU_IN] = job->make_index ? job->vals_out : job->vals_in;
   return clsort__scratch(ctx, SLOT_SORT_VALUES, n * vs, &v[CLSORT__CPU_SCRATCH]);
+}
+
+clsort_status clsort__cpu_split_levels(clsort_context *ctx, clsort__cpu_leaves *l,
+                                       clsort__cpu_segment **cur, clsort__cpu_segment **next,
+                                       size_t n, size_t leaf, unsigned levels,
+                                       clsort__cpu_level_fn level, void *plan, unsigned *ran) {
+  size_t segments = 0;
+  *ran = 0;
+  if (n <= leaf)
+    clsort__cpu_leaves_add(l, 0, n, CLSORT__CPU_IN, true);
+  else
+    (*cur)[segments++] = (clsort__cpu_segment){0, n, CLSORT__CPU_IN, false, 0};
+  for (; segments > 0; ++*ran) {
+    if (*ran == levels) {
+      for (size_t i = 0; i < segments; i++)
+        clsort__cpu_leaves_add(l, (*cur)[i].begin, (*cur)[i].len, (*cur)[i].src, true);
+      break;
+    }
+    size_t next_count = 0;
+    FORWARD_IF_ERROR(level(ctx, plan, segments, *ran == 0, &next_count));
+    clsort__cpu_segment *t = *cur;
+    *cur = *next;
+    *next = t;
+    segments = next_count;
+  }
+  return CLSORT_SUCCESS;
 }
 
 size_t clsort__cpu_leaves_host_bytes(size_t cap, size_t bins) {

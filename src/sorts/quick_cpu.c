@@ -47,13 +47,6 @@ static shape shape_for(void) {
   return s;
 }
 
-typedef struct segment {
-  size_t begin, len;
-  unsigned src;     /* the buffer it lies in */
-  bool bounded;     /* no key of it is below `bound` (order bits) */
-  uint64_t bound;
-} segment;
-
 /* Everything one sort needs, acquired before anything is written. */
 typedef struct plan {
   const clsort__sort_job *job;
@@ -69,7 +62,7 @@ typedef struct plan {
   cl_ulong results_at, bins_at;
   cl_ulong *table, *results; /* host copies */
   clsort__cpu_leaves leaves;
-  segment *cur, *next;
+  clsort__cpu_segment *cur, *next;
 } plan;
 
 static clsort_status get_kernels(clsort_context *ctx, plan *p) {
@@ -107,13 +100,13 @@ static clsort_status prepare(clsort_context *ctx, plan *p, shape s) {
 
   size_t table_bytes = (WORDS + RESULT_WORDS) * p->chunk_cap * sizeof(cl_ulong);
   size_t leaf_bytes = clsort__cpu_leaves_host_bytes(p->leaf_cap, p->bins);
-  size_t host_bytes = table_bytes + leaf_bytes + 2 * p->seg_cap * sizeof(segment);
+  size_t host_bytes = table_bytes + leaf_bytes + 2 * p->seg_cap * sizeof(clsort__cpu_segment);
   unsigned char *h = clsort__malloc(ctx, host_bytes);
   RETURN_IF(!h, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the quicksort's plan");
   p->table = (cl_ulong *)(void *)h;
   p->results = p->table + WORDS * p->chunk_cap;
   clsort__cpu_leaves_init(&p->leaves, h + table_bytes, p->leaf_cap, p->bins);
-  p->cur = (segment *)(void *)(h + table_bytes + leaf_bytes);
+  p->cur = (clsort__cpu_segment *)(void *)(h + table_bytes + leaf_bytes);
   p->next = p->cur + p->seg_cap;
   return CLSORT_SUCCESS;
 }
@@ -125,7 +118,7 @@ static size_t cut_chunks(plan *p, size_t segments, bool first_level) {
   for (size_t i = 0; i < segments; i++) total += p->cur[i].len;
   size_t chunk = clsort__max(p->min_chunk, clsort__div_up(total, p->parts));
   for (size_t i = 0; i < segments; i++) {
-    const segment *s = &p->cur[i];
+    const clsort__cpu_segment *s = &p->cur[i];
     size_t pieces = clsort__div_up(s->len, chunk);
     for (size_t c = 0; c < pieces; c++, chunks++) {
       cl_ulong *e = p->table + WORDS * chunks;
@@ -144,7 +137,7 @@ static size_t cut_chunks(plan *p, size_t segments, bool first_level) {
 
 /* A child of a split: a leaf to finish, or an active segment of the next
  * level. */
-static void add_child(plan *p, segment c, bool finished, size_t *next_count) {
+static void add_child(plan *p, clsort__cpu_segment c, bool finished, size_t *next_count) {
   if (c.len == 0) return;
   if (finished || c.len <= p->leaf)
     clsort__cpu_leaves_add(&p->leaves, c.begin, c.len, c.src, !finished);
@@ -157,7 +150,7 @@ static clsort_status place_children(plan *p, size_t segments, size_t chunks,
                                     size_t *next_count) {
   size_t g = 0;
   for (size_t i = 0; i < segments; i++) {
-    const segment s = p->cur[i];
+    const clsort__cpu_segment s = p->cur[i];
     size_t first = g, left = 0;
     for (; g < chunks && p->table[WORDS * g] == s.begin; g++)
       left += p->results[RESULT_WORDS * g];
@@ -179,15 +172,18 @@ static clsort_status place_children(plan *p, size_t segments, size_t chunks,
     unsigned dst = clsort__cpu_dst_of(s.src);
     /* Left: all equal to the pivot with le, else below it (the parent's
      * bound holds). Right: none below the pivot. */
-    add_child(p, (segment){s.begin, left, dst, s.bounded, s.bound}, le, next_count);
-    add_child(p, (segment){s.begin + left, s.len - left, dst, true, pivot}, false, next_count);
+    add_child(p, (clsort__cpu_segment){s.begin, left, dst, s.bounded, s.bound}, le, next_count);
+    add_child(p, (clsort__cpu_segment){s.begin + left, s.len - left, dst, true, pivot}, false,
+              next_count);
   }
   return CLSORT_SUCCESS;
 }
 
-/* One level over p->cur: count, read back, place, scatter. */
-static clsort_status run_level(clsort_context *ctx, plan *p, size_t segments, bool first_level,
-                               size_t *next_count) {
+/* One level over p->cur: count, read back, place, scatter
+ * (clsort__cpu_split_levels' level; plan_ is the plan). */
+static clsort_status run_level(clsort_context *ctx, void *plan_, size_t segments,
+                               bool first_level, size_t *next_count) {
+  plan *p = plan_;
   const clsort__sort_job *job = p->job;
   size_t chunks = cut_chunks(p, segments, first_level);
   int kind = clsort__key_kind(job->type), desc = job->descending;
@@ -217,25 +213,10 @@ static clsort_status run_level(clsort_context *ctx, plan *p, size_t segments, bo
 }
 
 static clsort_status run(clsort_context *ctx, plan *p) {
-  size_t n = p->job->n, segments = 0;
-  unsigned level = 0;
-  if (n <= p->leaf)
-    clsort__cpu_leaves_add(&p->leaves, 0, n, CLSORT__CPU_IN, true);
-  else
-    p->cur[segments++] = (segment){0, n, CLSORT__CPU_IN, false, 0};
-  for (; segments > 0; level++) {
-    if (level == p->levels) {
-      for (size_t i = 0; i < segments; i++)
-        clsort__cpu_leaves_add(&p->leaves, p->cur[i].begin, p->cur[i].len, p->cur[i].src, true);
-      break;
-    }
-    size_t next = 0;
-    FORWARD_IF_ERROR(run_level(ctx, p, segments, level == 0, &next));
-    segment *t = p->cur;
-    p->cur = p->next;
-    p->next = t;
-    segments = next;
-  }
+  size_t n = p->job->n;
+  unsigned level;
+  FORWARD_IF_ERROR(clsort__cpu_split_levels(ctx, &p->leaves, &p->cur, &p->next, n, p->leaf,
+                                            p->levels, run_level, p, &level));
   clsort__debug("quick (CPU): %u levels, %zu leaves of at most %zu keys for n = %zu", level,
                 p->leaves.count, p->leaf, n);
   return clsort__cpu_leaves_run(ctx, &p->leaves, p->leaves_kernel, p->job, p->k, p->v, p->aux,

@@ -50,11 +50,6 @@ static shape shape_for(void) {
   return s;
 }
 
-typedef struct segment {
-  size_t begin, len;
-  unsigned src; /* the buffer it lies in */
-} segment;
-
 /* Everything one sort needs, acquired before anything is written. */
 typedef struct plan {
   const clsort__sort_job *job;
@@ -66,7 +61,7 @@ typedef struct plan {
   cl_ulong segs_at, chunks_at, table_at, splitters_at, samples_at, bins_at;
   cl_ulong *segs, *chunks, *table; /* host copies of a batch's records */
   clsort__cpu_leaves leaves;
-  segment *cur, *next;
+  clsort__cpu_segment *cur, *next;
   /* The finished range being gathered (finish_child): children of one
    * parent that lie side by side, so that small buckets make few leaves. */
   size_t pend_begin, pend_len;
@@ -140,14 +135,14 @@ static clsort_status prepare(clsort_context *ctx, plan *p, shape s) {
   size_t record_bytes =
       (SEG_WORDS * p->seg_cap + (CHUNK_WORDS + BUCKETS) * p->chunk_cap) * sizeof(cl_ulong);
   size_t leaf_bytes = clsort__cpu_leaves_host_bytes(leaf_cap, cus);
-  size_t host_bytes = record_bytes + leaf_bytes + 2 * segs * sizeof(segment);
+  size_t host_bytes = record_bytes + leaf_bytes + 2 * segs * sizeof(clsort__cpu_segment);
   unsigned char *h = clsort__malloc(ctx, host_bytes);
   RETURN_IF(!h, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for the sample sort's plan");
   p->segs = (cl_ulong *)(void *)h;
   p->chunks = p->segs + SEG_WORDS * p->seg_cap;
   p->table = p->chunks + CHUNK_WORDS * p->chunk_cap;
   clsort__cpu_leaves_init(&p->leaves, h + record_bytes, leaf_cap, cus);
-  p->cur = (segment *)(void *)(h + record_bytes + leaf_bytes);
+  p->cur = (clsort__cpu_segment *)(void *)(h + record_bytes + leaf_bytes);
   p->next = p->cur + segs;
   return CLSORT_SUCCESS;
 }
@@ -162,7 +157,7 @@ static void flush_pending(plan *p) {
 /* A child of a split: a segment of the next level, or a range to finish,
  * gathered with the children before it while they fit a leaf (their keys
  * are in order between them, so one sort of the union sorts each). */
-static void finish_child(plan *p, segment c, bool finished, size_t *next_count) {
+static void finish_child(plan *p, clsort__cpu_segment c, bool finished, size_t *next_count) {
   if (c.len == 0) return;
   if (!finished && c.len > p->leaf) {
     flush_pending(p);
@@ -184,7 +179,7 @@ static size_t describe_batch(plan *p, size_t first, size_t count, size_t chunk, 
   size_t chunks = 0;
   cl_ulong splitters = p->splitters_at, samples = p->samples_at;
   for (size_t i = 0; i < count; i++) {
-    const segment *s = &p->cur[first + i];
+    const clsort__cpu_segment *s = &p->cur[first + i];
     size_t ways = ways_for(p, s->len), m = sample_for(p, s->len, ways);
     cl_ulong *r = p->segs + SEG_WORDS * i;
     r[0] = s->begin;
@@ -216,7 +211,7 @@ static clsort_status place_children(plan *p, size_t first, size_t count, size_t 
                                     size_t *next_count) {
   size_t g = 0;
   for (size_t i = 0; i < count; i++) {
-    const segment s = p->cur[first + i];
+    const clsort__cpu_segment s = p->cur[first + i];
     size_t c0 = g;
     while (g < chunks && p->chunks[CHUNK_WORDS * g] == i) g++;
     size_t buckets = 2 * p->segs[SEG_WORDS * i + 3] - 1, at = s.begin;
@@ -233,7 +228,8 @@ static clsort_status place_children(plan *p, size_t first, size_t count, size_t 
       }
       RETURN_IF(at > s.begin + s.len, CLSORT_ERROR_OPENCL,
                 "sample sort: the counts of [%zu, %zu) pass its end", s.begin, s.begin + s.len);
-      finish_child(p, (segment){begin, at - begin, dst}, b % 2 == 1, next_count);
+      finish_child(p, (clsort__cpu_segment){begin, at - begin, dst, false, 0}, b % 2 == 1,
+                   next_count);
     }
     flush_pending(p);
     RETURN_IF(at != s.begin + s.len, CLSORT_ERROR_OPENCL,
@@ -282,9 +278,11 @@ static clsort_status run_batch(clsort_context *ctx, plan *p, size_t first, size_
   return clsort__launch(ctx, p->scatter, chunks, 1, 16, scatter_args, 0, NULL, NULL);
 }
 
-/* One level over p->cur, in batches that fit the capacities. */
-static clsort_status run_level(clsort_context *ctx, plan *p, size_t segments, bool raw,
-                               size_t *next_count) {
+/* One level over p->cur, in batches that fit the capacities
+ * (clsort__cpu_split_levels' level; plan_ is the plan). */
+static clsort_status run_level(clsort_context *ctx, void *plan_, size_t segments,
+                               bool raw, size_t *next_count) {
+  plan *p = plan_;
   size_t total = 0;
   for (size_t i = 0; i < segments; i++) total += p->cur[i].len;
   size_t chunk = clsort__max(p->min_chunk, clsort__div_up(total, p->parts));
@@ -305,25 +303,10 @@ static clsort_status run_level(clsort_context *ctx, plan *p, size_t segments, bo
 }
 
 static clsort_status run(clsort_context *ctx, plan *p) {
-  size_t n = p->job->n, segments = 0;
-  unsigned level = 0;
-  if (n <= p->leaf)
-    clsort__cpu_leaves_add(&p->leaves, 0, n, CLSORT__CPU_IN, true);
-  else
-    p->cur[segments++] = (segment){0, n, CLSORT__CPU_IN};
-  for (; segments > 0; level++) {
-    if (level == p->levels) {
-      for (size_t i = 0; i < segments; i++)
-        clsort__cpu_leaves_add(&p->leaves, p->cur[i].begin, p->cur[i].len, p->cur[i].src, true);
-      break;
-    }
-    size_t next = 0;
-    FORWARD_IF_ERROR(run_level(ctx, p, segments, level == 0, &next));
-    segment *t = p->cur;
-    p->cur = p->next;
-    p->next = t;
-    segments = next;
-  }
+  size_t n = p->job->n;
+  unsigned level;
+  FORWARD_IF_ERROR(clsort__cpu_split_levels(ctx, &p->leaves, &p->cur, &p->next, n, p->leaf,
+                                            p->levels, run_level, p, &level));
   clsort__debug("sample (CPU): %u levels, %zu ranges to finish, leaves of at most %zu keys, "
                 "n = %zu", level, p->leaves.count, p->leaf, n);
   return clsort__cpu_leaves_run(ctx, &p->leaves, p->leaves_kernel, p->job, p->k, p->v, p->aux,

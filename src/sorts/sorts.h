@@ -100,6 +100,15 @@ static inline unsigned clsort__cpu_dst_of(unsigned src) {
 clsort_status clsort__cpu_split_buffers(clsort_context *ctx, const clsort__sort_job *job,
                                         cl_mem k[3], cl_mem v[3]);
 
+/* An active segment of a CPU splitting sort's level: where it lies, and
+ * (the quicksort's) a lower bound of its keys' order bits. */
+typedef struct clsort__cpu_segment {
+  size_t begin, len;
+  unsigned src;  /* the buffer it lies in */
+  bool bounded;  /* no key of it is below `bound` (order bits) */
+  uint64_t bound;
+} clsort__cpu_segment;
+
 /* The finished ranges of a CPU splitting sort (the quicksort's and the
  * sample sort's CPU shapes; leaves_cpu.c), finished by quick_cpu.cl's
  * qcpu_leaves in one launch: each range (first key, one past the last,
@@ -124,6 +133,17 @@ void clsort__cpu_leaves_add(clsort__cpu_leaves *l, size_t begin, size_t len, uns
 clsort_status clsort__cpu_leaves_run(clsort_context *ctx, clsort__cpu_leaves *l, cl_kernel kernel,
                                      const clsort__sort_job *job, const cl_mem k[3],
                                      const cl_mem v[3], cl_mem aux, cl_ulong bins_at);
+/* A CPU splitting sort's levels: the whole input as one segment (or one
+ * leaf, when n <= leaf), then `level` over (*cur)[0, segments), which
+ * appends the next level's segments to *next, until none is left or after
+ * `levels` levels, when the segments left become leaves to sort. Returns
+ * the levels run in *ran. */
+typedef clsort_status (*clsort__cpu_level_fn)(clsort_context *ctx, void *plan, size_t segments,
+                                               bool first, size_t *next_count);
+clsort_status clsort__cpu_split_levels(clsort_context *ctx, clsort__cpu_leaves *l,
+                                       clsort__cpu_segment **cur, clsort__cpu_segment **next,
+                                       size_t n, size_t leaf, unsigned levels,
+                                       clsort__cpu_level_fn level, void *plan, unsigned *ran);
 /* clsort_merge's device step, the merge sort's merge pass over one pair
  * (merge_sort.c): the sorted arrays a[0, na) (values va) and
  * b[b_first, b_first + nb) (values vb at the same places; b may be a's
