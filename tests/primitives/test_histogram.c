@@ -226,8 +226,8 @@ T_TEST(bucket_offsets_guarded) {
  * the regions from the aligned addresses before them overlap, and both
  * are used in place, in one buffer, from their origins. From 16 bytes
  * past a page and one element past one (of the array that comes first),
- * each in both orders; then the ids
- * a byte off their alignment (staged). */
+ * each in both orders; then the table a byte off its alignment, the
+ * ids after it (staged). */
 T_TEST(bucket_offsets_groups) {
   clsort_type ot = _i ? CLSORT_U64 : CLSORT_U32;
   size_t os = clsort_type_size(ot), is = sizeof(unsigned);
@@ -241,7 +241,9 @@ T_TEST(bucket_offsets_groups) {
       size_t n = sizes[si], tile = si ? 1000 : 64;
       unsigned nb = si ? 16 : 5;
       size_t entries = (n + tile - 1) / tile * nb;
-      bool reversed = layout % 2 == 1;
+      /* A byte off: the table, whose type the call takes as void *; ids
+       * off their alignment would be the caller's undefined behaviour. */
+      bool reversed = layout % 2 == 1 || layout == 4;
       /* One element of the array that comes first. */
       size_t lead = layout == 4 ? 1 : layout < 2 ? 16 : reversed ? os : is;
       t_label("bucket offsets %s n=%zu, ids and table back to back %zu bytes past a page%s",

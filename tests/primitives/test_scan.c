@@ -470,9 +470,12 @@ T_TEST(scan_host_groups) {
       const size_t bytes[2] = {n * es, n * es}, elems[2] = {es, es};
       t_layout l;
       t_layout_make(&l, 2, bytes, elems, lead, reversed);
-      fill_exact(&r, t, l.p[0], n);
-      unsigned char *want = t_alloc(n * es);
-      ref_scan_exact(t, kind, l.p[0], want, n);
+      /* The data made and read in aligned memory: the layout a byte off
+       * is the library's to handle, not the test's typed accesses. */
+      unsigned char *src = t_alloc(n * es), *want = t_alloc(n * es);
+      fill_exact(&r, t, src, n);
+      memcpy(l.p[0], src, n * es);
+      ref_scan_exact(t, kind, src, want, n);
       t_layout_snapshot(&l);
       clsort__test_take_staging(T_CTX);
       ASSERT_OK(clsort_scan(T_CTX, t, kind, l.p[0], l.p[1], n));
@@ -484,9 +487,10 @@ T_TEST(scan_host_groups) {
               kind_name(kind), n);
       ASSERT_OK(clsort_scan(T_CTX, t, kind, l.p[0], l.p[0] + es, n));
       ASSERT_GT_U64(clsort__test_take_staging(T_CTX), 0);
-      ref_scan_exact(t, kind, l.copy + (l.p[0] - l.block), want, n);
+      ref_scan_exact(t, kind, src, want, n);
       ASSERT_EQ_ELEMS(l.p[0] + es, want, n, es);
       t_release_now(want);
+      t_release_now(src);
     }
 }
 
