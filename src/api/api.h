@@ -49,6 +49,10 @@ clsort_status clsort__check_op_options(const clsort_context *ctx, clsort_type ty
 const char *clsort__algorithm_name(clsort_algorithm a);
 clsort_status clsort__dispatch_sort(clsort_context *ctx, const clsort_options *o,
                                     const clsort__sort_job *job);
+/* Whether the job runs on the radix sort itself (CLSORT_RADIX, or AUTO's
+ * choice for it; not the 8- and 16-bit keys, which it widens first). */
+bool clsort__runs_radix(const clsort_context *ctx, const clsort_options *o,
+                        const clsort__sort_job *job);
 /* Whether the algorithm that would run the job honours its keys_at and
  * vals_at (sorts.h): the CPU shapes of the radix, merge, quick and bitonic
  * sorts, for every key type. */
@@ -69,6 +73,10 @@ clsort_status clsort__sort_staged(clsort_context *ctx, const clsort_options *o,
                                   clsort__sort_job job, void *keys, const void *keys_const,
                                   void *values);
 
+/* out_of_core.c: whether the in-core sort of the job, and `extra` more
+ * bytes of device memory, fit the device and the context's limit. */
+bool clsort__fits_in_core_with(const clsort_context *ctx, const clsort__sort_job *job,
+                               double extra);
 /* out_of_core.c: every sort of host arrays comes here. In core (through
  * `in_core`) when the arrays and the sort's scratch fit the device, or the
  * context's memory limit; out of core otherwise, or when the in-core sort

@@ -40,6 +40,13 @@ bool clsort__takes_origins(const clsort_context *ctx, const clsort_options *o,
   return a == CLSORT_MERGE || a == CLSORT_SAMPLE || a == CLSORT_QUICK;
 }
 
+bool clsort__runs_radix(const clsort_context *ctx, const clsort_options *o,
+                        const clsort__sort_job *job) {
+  if (clsort__type_is_narrow(job->type)) return false;
+  return o->algorithm == CLSORT_RADIX ||
+         (o->algorithm == CLSORT_AUTO && !auto_picks_bitonic(ctx, o, job));
+}
+
 /* 8- and 16-bit keys: AUTO chooses on the narrow job, then the algorithm
  * sorts the keys widened to 32-bit order keys (sorts/widen.c); the radix
  * sort keeps the narrow bit range, so it runs one or two digit passes. */

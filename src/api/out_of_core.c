@@ -585,13 +585,18 @@ static clsort_status sort_out_of_core(clsort_context *ctx, const clsort_options 
 /* Whether the in-core sort's buffers fit the device and its budget:
  * the arrays on the device, the sort's scratch (sort_scratch), the
  * scratch buffers' rounding and tables. */
-static bool fits_in_core(const clsort_context *ctx, const clsort__sort_job *job) {
+bool clsort__fits_in_core_with(const clsort_context *ctx, const clsort__sort_job *job,
+                               double extra) {
   size_t ks = clsort_type_size(job->type), vs = job->value_size, n = job->n;
   if (n > (size_t)ctx->max_alloc / clsort__max(clsort__sort_key_size(job->type), vs)) return false;
   double data = (double)n * (double)(ks + vs);
   double scratch = (double)n * (double)sort_scratch(job->type, vs, job->make_index);
-  double need = (data + scratch) * 9 / 8 + (double)(256 << 10) + data / 16;
+  double need = (data + scratch + extra) * 9 / 8 + (double)(256 << 10) + data / 16;
   return need <= (double)clsort__budget_total(ctx);
+}
+
+static bool fits_in_core(const clsort_context *ctx, const clsort__sort_job *job) {
+  return clsort__fits_in_core_with(ctx, job, 0);
 }
 
 clsort_status clsort__sort_host_arrays(clsort_context *ctx, const clsort_options *o,

@@ -45,6 +45,10 @@ clsort_status clsort__test_sort_segments(clsort_context *ctx, clsort_type type, 
  * k (sorts.h's clsort__select_path). */
 int clsort__test_top_k_path(void);
 
+/* How many groups the calling thread's last in-core sort of staged host
+ * arrays split into (api/staging.c: a radix sort on the NVIDIA path, or
+ * its emulation, of enough keys); 0 when it did not split. */
+size_t clsort__test_split_groups(void);
 /* The out-of-core sort's plan for a host-array sort of n keys of `type`
  * with value_size-byte values (or indices, argsort) on this context as it
  * is now: out[0] elements per run, out[1] runs, out[2] of them kept on the

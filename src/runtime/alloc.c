@@ -183,7 +183,8 @@ bool clsort__budget_make_room(clsort_context *ctx, size_t bytes) {
 }
 
 size_t clsort__test_take_staging(clsort_context *ctx) {
-  static const clsort__slot arrays[] = {SLOT_HOST_IN, SLOT_HOST_OUT, SLOT_HOST_AUX};
+  static const clsort__slot arrays[] = {SLOT_HOST_IN, SLOT_HOST_OUT, SLOT_HOST_AUX,
+                                        SLOT_HOST_OUT_VALUES};
   size_t total = 0;
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
     total += ctx->scratch_size[arrays[i]];

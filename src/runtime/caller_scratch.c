@@ -14,7 +14,7 @@
  * never carved, never measured. */
 static bool is_staging(clsort__slot slot) {
   return slot == SLOT_HOST_IN || slot == SLOT_HOST_OUT || slot == SLOT_HOST_AUX ||
-         slot == SLOT_HOST_COUNT;
+         slot == SLOT_HOST_COUNT || slot == SLOT_HOST_OUT_VALUES;
 }
 
 bool clsort__carving(const clsort_context *ctx, clsort__slot slot) {

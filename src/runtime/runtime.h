@@ -68,6 +68,7 @@ typedef enum clsort__slot {
   SLOT_HOST_OUT,
   SLOT_HOST_AUX,
   SLOT_HOST_COUNT,
+  SLOT_HOST_OUT_VALUES, /* the split sort's values (api/staging.c) */
   SLOT_HISTOGRAM,    /* the radix sort's digit histograms of all passes */
   SLOT_PASS_TABLES,  /* and every pass's per-chunk digit table */
   SLOT_SORT_KEYS,    /* double buffers of the sorts */
@@ -425,6 +426,17 @@ clsort_status clsort__upload(clsort_context *ctx, const clsort__piece *pieces, s
  * returns when every piece is in host memory. */
 clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces, size_t count,
                                cl_uint num_wait, const cl_event *wait);
+/* clsort__download_when's hook: *ready receives an event that piece i's
+ * reads must wait for (NULL: none), which the caller keeps and releases
+ * after the download. Asked once a piece, in the pieces' order, when its
+ * first read is about to be enqueued: so a caller can enqueue the work
+ * that makes piece i only then, while the earlier pieces travel. */
+typedef clsort_status (*clsort__piece_ready)(void *arg, size_t i, cl_event *ready);
+/* clsort__download, with each piece also waiting for its hook's event
+ * (ready NULL: clsort__download). */
+clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pieces,
+                                    size_t count, cl_uint num_wait, const cl_event *wait,
+                                    clsort__piece_ready ready, void *arg);
 /* Waits for every transfer in flight (after a failure, so that nothing
  * still reads or writes the caller's memory). */
 void clsort__transfer_finish(clsort_context *ctx);

@@ -50,7 +50,7 @@ void clsort__driver_build_unlock(int fd);
 size_t clsort__scratch_bytes(const clsort_context *ctx);
 
 /* Bytes of the staging buffers that hold a caller's host arrays
- * (SLOT_HOST_IN, _OUT and _AUX; not compact's count) that the context
+ * (SLOT_HOST_IN, _OUT, _AUX and _OUT_VALUES; not compact's count) that the context
  * holds now, which it then releases: so a test sees whether the call
  * after it staged an array (0: every array of it used in place). */
 size_t clsort__test_take_staging(clsort_context *ctx);

@@ -333,6 +333,7 @@ typedef struct chunk {
   size_t offset, bytes;
   unsigned char *host;
   unsigned slot;
+  size_t piece; /* its index in the call's pieces */
   cl_event ev;
 } chunk;
 
@@ -348,7 +349,8 @@ static size_t plan_chunks(const clsort_context *ctx, const clsort__staging *s,
     if (p->bytes == 0 || clsort__is_pinned(ctx, p->host, p->bytes)) continue;
     for (size_t at = 0, len; at < p->bytes; at += len, left -= len, k++) {
       len = clsort__min(slot_bytes_for(ctx, s->slot_bytes, left), p->bytes - at);
-      if (out) out[k] = (chunk){p->mem, p->offset + at, len, (unsigned char *)p->host + at, 0, NULL};
+      if (out)
+        out[k] = (chunk){p->mem, p->offset + at, len, (unsigned char *)p->host + at, 0, i, NULL};
     }
   }
   return k;
@@ -356,27 +358,71 @@ static size_t plan_chunks(const clsort_context *ctx, const clsort__staging *s,
 
 clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces, size_t count,
                                cl_uint num_wait, const cl_event *wait) {
+  return clsort__download_when(ctx, pieces, count, num_wait, wait, NULL, NULL);
+}
+
+/* The event piece i's reads wait for besides `wait`: NULL without a hook;
+ * else asked of the hook once, when the piece's first read is about to be
+ * enqueued, and kept in ev[i]. */
+static clsort_status piece_ready(clsort__piece_ready ready, void *arg, cl_event *ev, bool *asked,
+                                 size_t i, cl_event *out) {
+  if (ready && !asked[i]) {
+    asked[i] = true;
+    FORWARD_IF_ERROR(ready(arg, i, &ev[i]));
+  }
+  *out = ready ? ev[i] : NULL;
+  return CLSORT_SUCCESS;
+}
+
+clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pieces,
+                                    size_t count, cl_uint num_wait, const cl_event *wait,
+                                    clsort__piece_ready ready, void *arg) {
+  RETURN_IF(num_wait > 16, CLSORT_ERROR_INVALID_ARGUMENT, "a download waits for at most 16 events");
+  cl_event *pev = NULL;
+  bool *asked = NULL;
+  if (ready) {
+    pev = clsort__malloc(ctx, count * (sizeof *pev + sizeof *asked) + 1);
+    RETURN_IF(!pev, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a download's plan");
+    asked = (bool *)(pev + count);
+    for (size_t i = 0; i < count; i++) asked[i] = false;
+  }
+  /* Every read waits for `wait` and its piece's event (deps[num_wait]),
+   * and a staged one for its slot's last use. */
+  cl_event deps[18], ev = NULL;
+  for (cl_uint w = 0; w < num_wait; w++) deps[w] = wait[w];
+#define DEPS_WITH(e) ((e) ? (deps[num_wait] = (e), num_wait + 1) : num_wait)
+  clsort_status st = CLSORT_SUCCESS;
+  chunk *c = NULL;
+  size_t chunks = 0;
   if (!clsort__staging_on(ctx)) {
-    for (size_t i = 0; i < count; i++)
-      if (pieces[i].bytes)
-        FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(ctx->queue, pieces[i].mem, CL_FALSE,
-                                                      pieces[i].offset, pieces[i].bytes,
-                                                      pieces[i].host, num_wait, wait, NULL)));
-    return CL_CHECK(clFinish(ctx->queue));
+    for (size_t i = 0; i < count && st == CLSORT_SUCCESS; i++) {
+      if (!pieces[i].bytes) continue;
+      st = piece_ready(ready, arg, pev, asked, i, &ev);
+      cl_uint nd = DEPS_WITH(ev);
+      if (st == CLSORT_SUCCESS)
+        st = CL_CHECK(clEnqueueReadBuffer(ctx->queue, pieces[i].mem, CL_FALSE, pieces[i].offset,
+                                          pieces[i].bytes, pieces[i].host, nd,
+                                          nd ? deps : NULL, NULL));
+    }
+    cl_int err = clFinish(ctx->queue);
+    free(pev);
+    return st != CLSORT_SUCCESS ? st : CL_CHECK(err);
   }
   clsort__staging *s;
-  FORWARD_IF_ERROR(get_staging(ctx, &s));
-  size_t chunks = plan_chunks(ctx, s, pieces, count, NULL);
-  chunk *c = clsort__malloc(ctx, (chunks + 1) * sizeof *c);
-  RETURN_IF(!c, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a download's plan");
+  GOTO_IF_ERROR(get_staging(ctx, &s));
+  chunks = plan_chunks(ctx, s, pieces, count, NULL);
+  c = clsort__malloc(ctx, (chunks + 1) * sizeof *c);
+  if (!c) GOTO_IF_ERROR(FAIL(CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a download's plan"));
   plan_chunks(ctx, s, pieces, count, c);
   /* Pinned pieces go straight. */
-  clsort_status st = CLSORT_SUCCESS;
   for (size_t i = 0; i < count && st == CLSORT_SUCCESS; i++) {
     const clsort__piece *p = &pieces[i];
-    if (p->bytes && clsort__is_pinned(ctx, p->host, p->bytes))
+    if (!p->bytes || !clsort__is_pinned(ctx, p->host, p->bytes)) continue;
+    st = piece_ready(ready, arg, pev, asked, i, &ev);
+    cl_uint nd = DEPS_WITH(ev);
+    if (st == CLSORT_SUCCESS)
       st = CL_CHECK(clEnqueueReadBuffer(s->down, p->mem, CL_FALSE, p->offset, p->bytes, p->host,
-                                        num_wait, wait, NULL));
+                                        nd, nd ? deps : NULL, NULL));
   }
   trace t;
   trace_begin(&t);
@@ -384,16 +430,16 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
   /* Keep every slot in flight: chunk i + slots is read as chunk i is
    * copied out of the slot they share. */
   size_t issued = 0, i = 0;
-  cl_event deps[17];
   for (; st == CLSORT_SUCCESS && i < chunks; i++) {
     while (st == CLSORT_SUCCESS && issued < chunks && issued < i + s->slots) {
       chunk *q = &c[issued++];
+      st = piece_ready(ready, arg, pev, asked, q->piece, &ev);
+      if (st != CLSORT_SUCCESS) break;
       q->slot = s->next;
       s->next = (s->next + 1) % s->slots;
       /* The slot's last use (an upload's write, or a chunk copied out by
        * now) must be over before the device writes it. */
-      cl_uint nd = 0;
-      for (cl_uint w = 0; w < num_wait && nd < 16; w++) deps[nd++] = wait[w];
+      cl_uint nd = DEPS_WITH(ev);
       if (s->busy[q->slot]) deps[nd++] = s->busy[q->slot];
       st = CL_CHECK(clEnqueueReadBuffer(s->down, q->mem, CL_FALSE, q->offset, q->bytes,
                                         s->host + (size_t)q->slot * s->slot_bytes, nd,
@@ -427,10 +473,14 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
   }
   for (size_t j = 0; j < chunks; j++)
     if (c[j].ev) clReleaseEvent(c[j].ev);
-  free(c);
   cl_int err = clFinish(s->down);
   trace_end(&t, "download", total);
-  return st != CLSORT_SUCCESS ? st : CL_CHECK(err);
+  if (st == CLSORT_SUCCESS) st = CL_CHECK(err);
+#undef DEPS_WITH
+cleanup:
+  free(c);
+  free(pev);
+  return st;
 }
 
 /* ------------------------------------------------------------ host alloc */

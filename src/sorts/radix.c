@@ -221,7 +221,10 @@ bool clsort__radix_cpu_runs(const clsort_context *ctx) {
   return ctx->tuning.cpu_shape && !uses_nv_path(ctx);
 }
 
-static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *job) {
+/* starts (NULL: not wanted) receives the first pass's digit starts (see
+ * clsort__radix_split_top), read back once the sort is done. */
+static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *job,
+                                   size_t *starts) {
   size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
   clsort__onesweep_shape shape = clsort__onesweep_shape_for(ctx, key_size, vs, n);
   /* 64-bit offsets from 2^32 keys on (CLSORT_RADIX_WIDE=1 forces them, so
@@ -333,7 +336,33 @@ static clsort_status nv_radix_sort(clsort_context *ctx, const clsort__sort_job *
                           ARG(n64), ARG(ctl),  ARG(copy_keys), ARG(copy_values)};
     FORWARD_IF_ERROR(clsort__launch(ctx, finish, groups * wg, wg, 8, args, 0, NULL, NULL));
   }
+  if (!starts) return CLSORT_SUCCESS;
+  /* Row 0 of pass 0 (onesweep.cl's bases): the histogram's exclusive scan,
+   * which the passes only read. */
+  union {
+    cl_uint u32[256];
+    cl_ulong u64[256];
+  } row;
+  cl_event ev;
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueReadBuffer(ctx->queue, bases, CL_FALSE, 0, 256 * offset_size,
+                                                &row, 0, NULL, &ev)));
+  cl_int err = clsort__wait_event(ctx, ev);
+  clReleaseEvent(ev);
+  FORWARD_IF_ERROR(CL_CHECK(err));
+  for (size_t d = 0; d < 256; d++) starts[d] = wide ? (size_t)row.u64[d] : row.u32[d];
+  starts[256] = n;
   return CLSORT_SUCCESS;
+}
+
+bool clsort__radix_splits_top(const clsort_context *ctx) { return uses_nv_path(ctx); }
+
+clsort_status clsort__radix_split_top(clsort_context *ctx, const clsort__sort_job *job,
+                                      size_t starts[257]) {
+  RETURN_IF(!uses_nv_path(ctx) || job->end_bit - job->begin_bit != 8 || job->n < 2 ||
+                !job->keys_out || job->keys_out == job->keys_in,
+            CLSORT_ERROR_UNSUPPORTED, "the radix sort's top split needs the NVIDIA path, 8 bits, "
+            "two keys and an output apart from the input");
+  return nv_radix_sort(ctx, job, starts);
 }
 
 clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job) {
@@ -346,7 +375,7 @@ clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *jo
                                         job->vals_at * job->value_size, job->value_size, 0,
                                         NULL, NULL));
   }
-  if (uses_nv_path(ctx)) return nv_radix_sort(ctx, job);
+  if (uses_nv_path(ctx)) return nv_radix_sort(ctx, job, NULL);
   if (clsort__radix_cpu_runs(ctx)) return clsort__radix_sort_cpu(ctx, job);
   bool wide = n > UINT32_MAX;
   radix_kernels k;

@@ -48,6 +48,15 @@ static inline cl_ulong clsort__input_at(const clsort__sort_job *job, cl_mem m) {
 }
 
 clsort_status clsort__radix_sort(clsort_context *ctx, const clsort__sort_job *job);
+/* The split sort of staged host arrays (api/staging.c) on the NVIDIA path
+ * (clsort__radix_splits_top): the job's one stable pass by the 8 bits of
+ * its range (the top bits of the range the caller asked for), from
+ * keys_in to keys_out, which must differ; then, once the device is done,
+ * starts[d] = where the keys of digit d begin in the output (digits in
+ * output order: descending sorts flip them) and starts[256] = n. Blocks. */
+bool clsort__radix_splits_top(const clsort_context *ctx);
+clsort_status clsort__radix_split_top(clsort_context *ctx, const clsort__sort_job *job,
+                                      size_t starts[257]);
 /* The radix sort's CPU shape (radix_cpu.c), which clsort__radix_sort runs
  * when clsort__radix_cpu_runs: ctx->tuning.cpu_shape is set and the
  * NVIDIA path is not emulated (CLSORT_RADIX_EMULATE); n >= 2. */

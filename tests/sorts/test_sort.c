@@ -825,6 +825,99 @@ T_TEST(sort_level_chunks) {
   t_release_now(keys);
 }
 
+/* The split sort of staged host arrays (api/staging.c), as GPUs run it:
+ * staging forced on the CPU device with small slots, the NVIDIA radix
+ * path emulated, and splits from 4096 keys with a first group of an
+ * eighth and groups up to a half, so that small inputs make several
+ * groups. Every output against the stable reference, and the split's
+ * groups as planned: several for spread keys, one where every key has the
+ * same top digit, none below the size, for ranges of 8 bits or less, or
+ * for narrow keys. _i = type. */
+static void split_setup(void) {
+  t_setup_no_ctx();
+  t_setenv("CLSORT_STAGING", "256:3:1");
+  t_setenv("CLSORT_RADIX_EMULATE", "1");
+  t_setenv("CLSORT_ONESWEEP", "256:4:0");
+  t_setenv("CLSORT_STAGED_SPLIT", "4096:3:1");
+  clsort_status st = t_context_create(&T_CTX);
+  if (st != CLSORT_SUCCESS)
+    ck_abort_msg("%s: clsort_context_create with staging forced returned %s: %s", t_where(),
+                 t_status_name(st), t_last_error());
+}
+
+/* Keys whose top order byte is one value but for every 97th key: one group
+ * holds nearly all, the rest are small. */
+static void gen_top_heavy(t_rng *r, clsort_type t, void *p, size_t n) {
+  size_t bits = clsort_type_size(t) * 8;
+  uint64_t all = bits == 32 ? 0xFFFFFFFFull : UINT64_MAX, low = all >> 8;
+  uint64_t top = (uint64_t)0x5A << (bits - 8);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = t_rng_next(r) & all;
+    t_put_bits(t, p, i, t_from_order(t, i % 97 == 0 ? x : top | (x & low)));
+  }
+}
+
+/* Sorts keys (n of type t) in `modes` under o, checked, and returns the
+ * groups of the last call's split. */
+static size_t split_case(clsort_type t, const void *keys, size_t n, const clsort_options *o,
+                         unsigned modes, const char *what) {
+  t_check_input(t, keys, n, o, modes, what);
+  return clsort__test_split_groups();
+}
+
+T_TEST(sort_staged_split) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "sort_staged_split");
+  r.s[0] ^= (uint64_t)_i;
+  size_t es = clsort_type_size(t), n = 70001;
+  unsigned char *keys = t_alloc(n * es);
+  /* Every mode, both directions: spread keys make several groups. */
+  t_gen_keys(&r, t, D_UNIFORM, keys, n);
+  for (int desc = 0; desc < 2; desc++) {
+    clsort_options o = {CLSORT_RADIX, desc ? CLSORT_DESCENDING : 0u, 0u, 0u};
+    ASSERT_GT_U64(split_case(t, keys, n, &o, MODES_ALL, "uniform"), 1);
+  }
+  /* Other inputs, keys and 4-byte argsort. */
+  const int dists[] = {D_ZERO, D_FEW, D_SORTED, D_REVERSE, D_POISSON};
+  for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++) {
+    t_gen_keys(&r, t, dists[d], keys, n);
+    clsort_options o = {CLSORT_AUTO, d % 2 ? CLSORT_DESCENDING : 0u, 0u, 0u};
+    size_t groups = split_case(t, keys, n, &o, (1u << M_KEYS) | (1u << M_ARG4),
+                               t_dist_names[dists[d]]);
+    ASSERT_GT_U64(groups, 0);
+    if (dists[d] == D_ZERO) ASSERT_EQ_U64(groups, 1);
+  }
+  gen_top_heavy(&r, t, keys, n);
+  clsort_options o = {CLSORT_RADIX, 0u, 0u, 0u};
+  ASSERT_GT_U64(split_case(t, keys, n, &o, (1u << M_KEYS) | (1u << M_PAIRS8), "top-heavy"), 1);
+  /* Bit ranges: the split takes the range's top 8 bits; 8 bits or fewer
+   * do not split. */
+  unsigned bits = (unsigned)es * 8;
+  t_gen_keys(&r, t, D_UNIFORM, keys, n);
+  clsort_options range = {CLSORT_RADIX, CLSORT_DESCENDING, 4u, bits - 5};
+  ASSERT_GT_U64(split_case(t, keys, n, &range, (1u << M_KEYS) | (1u << M_ARG8), "bits"), 1);
+  clsort_options narrow_range = {CLSORT_RADIX, 0u, bits - 12, bits - 4};
+  ASSERT_EQ_U64(split_case(t, keys, n, &narrow_range, 1u << M_KEYS, "8 bits"), 0);
+  /* Below the size the split starts from: the plain staged sort. */
+  ASSERT_EQ_U64(split_case(t, keys, 4095, &o, 1u << M_PAIRS4, "4095 keys"), 0);
+  ASSERT_GT_U64(split_case(t, keys, 4096, &o, 1u << M_PAIRS4, "4096 keys"), 0);
+  t_release_now(keys);
+}
+
+/* 16-bit keys widen to 32 bits before the radix sort: no split, sorted. */
+T_TEST(sort_staged_split_narrow) {
+  t_rng r;
+  t_rng_init(&r, "sort_staged_split_narrow");
+  size_t n = 70001;
+  unsigned char *keys = t_alloc(n * 2);
+  t_gen_keys(&r, CLSORT_U16, D_UNIFORM, keys, n);
+  clsort_options o = {CLSORT_RADIX, 0u, 0u, 0u};
+  ASSERT_EQ_U64(split_case(CLSORT_U16, keys, n, &o, (1u << M_KEYS) | (1u << M_ARG4), "u16"), 0);
+  t_release_now(keys);
+}
+
 /* ------------------------------------------------------------------ main */
 /* Parts (argv[2], a comma-separated list) pick test cases, so that meson
  * can run them in parallel; no part runs them all. */
@@ -849,6 +942,11 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_loop_test(tc, sort_scratch_memory, 0, 2);
       tcase_add_loop_test(tc, sort_host_origins, 0, (int)NORIGIN_TYPES);
       tcase_add_loop_test(tc, sort_host_groups, 0, 3);
+    }
+    if (t_part_selected("split")) {
+      TCase *tc = t_shape_tcase(s, "split", split_setup);
+      tcase_add_loop_test(tc, sort_staged_split, 0, 6);
+      tcase_add_test(tc, sort_staged_split_narrow);
     }
     if (t_part_selected("levels")) {
       TCase *tc = t_shape_tcase(s, "levels", chunks_setup);
