@@ -883,7 +883,7 @@ T_TEST(sort_staged_split) {
   const int dists[] = {D_ZERO, D_FEW, D_SORTED, D_REVERSE, D_POISSON};
   for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++) {
     t_gen_keys(&r, t, dists[d], keys, n);
-    clsort_options o = {CLSORT_AUTO, d % 2 ? CLSORT_DESCENDING : 0u, 0u, 0u};
+    clsort_options o = {CLSORT_RADIX, d % 2 ? CLSORT_DESCENDING : 0u, 0u, 0u};
     size_t groups = split_case(t, keys, n, &o, (1u << M_KEYS) | (1u << M_ARG4),
                                t_dist_names[dists[d]]);
     ASSERT_GT_U64(groups, 0);
