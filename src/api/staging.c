@@ -28,25 +28,27 @@ static void release(cl_event *e) {
 }
 
 /* The split's groups: the first holds at least n >> first_shift keys,
- * each next one twice its predecessor's target, up to n >> cap_shift, so
- * that the download starts early and the device's sorts, faster than the
- * link, stay ahead of it with few launches. */
+ * each next one `growth` times its predecessor's target, up to n >>
+ * cap_shift, so that the download starts early and the device's sorts,
+ * faster than the link, stay ahead of it with few launches. */
 #define SPLIT_MAX_GROUPS 64
 
 typedef struct split_config {
   size_t min_n;
-  unsigned first_shift, cap_shift;
+  unsigned first_shift, cap_shift, growth;
 } split_config;
 
-/* CLSORT_STAGED_SPLIT=MIN_KEYS[:FIRST_SHIFT[:CAP_SHIFT]], or 0 for never:
- * from how many keys the split runs (default 2^21), and its groups. */
+/* CLSORT_STAGED_SPLIT=MIN_KEYS[:FIRST_SHIFT[:CAP_SHIFT[:GROWTH]]], or 0
+ * for never: from how many keys the split runs (default 2^21), and its
+ * groups. */
 static split_config split_config_get(void) {
-  split_config c = {(size_t)1 << 21, 5, 2};
-  unsigned f[3] = {0, 0, 0};
-  unsigned got = clsort__env_fields("CLSORT_STAGED_SPLIT", f, 3);
+  split_config c = {(size_t)1 << 21, 4, 1, 4};
+  unsigned f[4] = {0, 0, 0, 0};
+  unsigned got = clsort__env_fields("CLSORT_STAGED_SPLIT", f, 4);
   if (got >= 1) c.min_n = f[0] ? f[0] : SIZE_MAX;
   if (got >= 2 && f[1] >= 1 && f[1] <= 16) c.first_shift = f[1];
   if (got >= 3 && f[2] >= 1 && f[2] <= 16) c.cap_shift = f[2];
+  if (got >= 4 && f[3] >= 2 && f[3] <= 16) c.growth = f[3];
   return c;
 }
 
@@ -90,7 +92,7 @@ static size_t plan_groups(const size_t starts[257], size_t n, split_config c, si
   for (size_t d = 1; d < 256 && g + 2 < SPLIT_MAX_GROUPS; d++) {
     if (starts[d] - bounds[g] < target || starts[d] >= n) continue;
     bounds[++g] = starts[d];
-    target = clsort__min(2 * target, cap);
+    target = clsort__min(c.growth * target, cap);
   }
   bounds[++g] = n;
   return g;
@@ -182,20 +184,23 @@ static clsort_status start_enqueuing(split *s) {
   return CLSORT_SUCCESS;
 }
 
-/* The download's hook: piece i belongs to group i / per_group; waits until
- * the thread has enqueued it. The first call starts the thread: from
- * then on, until it is joined, this thread allocates nothing (the fault
- * injection's counter is the context's). */
-static clsort_status group_ready(void *arg, size_t i, cl_event *ready) {
+/* The download's hook: piece i belongs to group i / per_group, available
+ * once the thread has enqueued it (waited for when `block`). The first
+ * call starts the thread: from then on, until it is joined, this thread
+ * allocates nothing (the fault injection's counter is the context's). */
+static clsort_status group_ready(void *arg, size_t i, bool block, cl_event *ready,
+                                 bool *available) {
   split *s = arg;
   size_t g = i / s->per_group;
   if (!s->started) FORWARD_IF_ERROR(start_enqueuing(s));
   pthread_mutex_lock(&s->lock);
-  while (s->ready <= g && s->failed == CLSORT_SUCCESS) pthread_cond_wait(&s->changed, &s->lock);
-  clsort_status st = s->ready > g ? CLSORT_SUCCESS : s->failed;
+  while (block && s->ready <= g && s->failed == CLSORT_SUCCESS)
+    pthread_cond_wait(&s->changed, &s->lock);
+  *available = s->ready > g;
+  clsort_status st = *available ? CLSORT_SUCCESS : s->failed;
   pthread_mutex_unlock(&s->lock);
   RETURN_IF(st != CLSORT_SUCCESS, st, "%s", s->message);
-  *ready = s->done[g];
+  *ready = *available ? s->done[g] : NULL;
   return CLSORT_SUCCESS;
 }
 

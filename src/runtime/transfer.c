@@ -362,15 +362,16 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
 }
 
 /* The event piece i's reads wait for besides `wait`: NULL without a hook;
- * else asked of the hook once, when the piece's first read is about to be
- * enqueued, and kept in ev[i]. */
-static clsort_status piece_ready(clsort__piece_ready ready, void *arg, cl_event *ev, bool *asked,
-                                 size_t i, cl_event *out) {
-  if (ready && !asked[i]) {
-    asked[i] = true;
-    FORWARD_IF_ERROR(ready(arg, i, &ev[i]));
-  }
-  *out = ready ? ev[i] : NULL;
+ * else asked of the hook until it is available (blocking when `block`),
+ * then kept in ev[i]. *available: whether it is. */
+static clsort_status piece_ready(clsort__piece_ready ready, void *arg, cl_event *ev, bool *known,
+                                 size_t i, bool block, cl_event *out, bool *available) {
+  *out = NULL;
+  *available = true;
+  if (!ready) return CLSORT_SUCCESS;
+  if (!known[i]) FORWARD_IF_ERROR(ready(arg, i, block, &ev[i], &known[i]));
+  *available = known[i];
+  *out = ev[i];
   return CLSORT_SUCCESS;
 }
 
@@ -379,12 +380,12 @@ clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pi
                                     clsort__piece_ready ready, void *arg) {
   RETURN_IF(num_wait > 16, CLSORT_ERROR_INVALID_ARGUMENT, "a download waits for at most 16 events");
   cl_event *pev = NULL;
-  bool *asked = NULL;
+  bool *known = NULL, available;
   if (ready) {
-    pev = clsort__malloc(ctx, count * (sizeof *pev + sizeof *asked) + 1);
+    pev = clsort__malloc(ctx, count * (sizeof *pev + sizeof *known) + 1);
     RETURN_IF(!pev, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a download's plan");
-    asked = (bool *)(pev + count);
-    for (size_t i = 0; i < count; i++) asked[i] = false;
+    known = (bool *)(pev + count);
+    for (size_t i = 0; i < count; i++) known[i] = false;
   }
   /* Every read waits for `wait` and its piece's event (deps[num_wait]),
    * and a staged one for its slot's last use. */
@@ -397,7 +398,7 @@ clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pi
   if (!clsort__staging_on(ctx)) {
     for (size_t i = 0; i < count && st == CLSORT_SUCCESS; i++) {
       if (!pieces[i].bytes) continue;
-      st = piece_ready(ready, arg, pev, asked, i, &ev);
+      st = piece_ready(ready, arg, pev, known, i, true, &ev, &available);
       cl_uint nd = DEPS_WITH(ev);
       if (st == CLSORT_SUCCESS)
         st = CL_CHECK(clEnqueueReadBuffer(ctx->queue, pieces[i].mem, CL_FALSE, pieces[i].offset,
@@ -418,7 +419,7 @@ clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pi
   for (size_t i = 0; i < count && st == CLSORT_SUCCESS; i++) {
     const clsort__piece *p = &pieces[i];
     if (!p->bytes || !clsort__is_pinned(ctx, p->host, p->bytes)) continue;
-    st = piece_ready(ready, arg, pev, asked, i, &ev);
+    st = piece_ready(ready, arg, pev, known, i, true, &ev, &available);
     cl_uint nd = DEPS_WITH(ev);
     if (st == CLSORT_SUCCESS)
       st = CL_CHECK(clEnqueueReadBuffer(s->down, p->mem, CL_FALSE, p->offset, p->bytes, p->host,
@@ -428,13 +429,15 @@ clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pi
   trace_begin(&t);
   size_t total = 0;
   /* Keep every slot in flight: chunk i + slots is read as chunk i is
-   * copied out of the slot they share. */
+   * copied out of the slot they share. A chunk whose piece is not ready
+   * yet waits, unless it is chunk i. */
   size_t issued = 0, i = 0;
   for (; st == CLSORT_SUCCESS && i < chunks; i++) {
     while (st == CLSORT_SUCCESS && issued < chunks && issued < i + s->slots) {
-      chunk *q = &c[issued++];
-      st = piece_ready(ready, arg, pev, asked, q->piece, &ev);
-      if (st != CLSORT_SUCCESS) break;
+      chunk *q = &c[issued];
+      st = piece_ready(ready, arg, pev, known, q->piece, issued == i, &ev, &available);
+      if (st != CLSORT_SUCCESS || !available) break;
+      issued++;
       q->slot = s->next;
       s->next = (s->next + 1) % s->slots;
       /* The slot's last use (an upload's write, or a chunk copied out by
