@@ -426,17 +426,16 @@ clsort_status clsort__upload(clsort_context *ctx, const clsort__piece *pieces, s
  * returns when every piece is in host memory. */
 clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces, size_t count,
                                cl_uint num_wait, const cl_event *wait);
-/* clsort__download_when's hook: *ready receives an event that piece i's
- * reads must wait for (NULL: none), which the caller keeps and releases
- * after the download. Asked in the pieces' order, when a read of piece i
- * is about to be enqueued, until it is *available: with `block` false the
- * hook may answer "not yet" (*available false), and the download goes on
- * copying out what it has and asks again; with `block` true (nothing else
- * to do) it must wait. So a caller can make piece i only then, while the
- * earlier pieces travel. */
-typedef clsort_status (*clsort__piece_ready)(void *arg, size_t i, bool block, cl_event *ready,
-                                             bool *available);
-/* clsort__download, with each piece also waiting for its hook's event
+/* clsort__download_when's hook: *ready receives an event after which
+ * bytes [0, end) of piece i are final (NULL: already), which the caller
+ * keeps and releases after the download. Asked before each read of the
+ * piece, in order; with `block` false the hook may answer "not yet"
+ * (*available false), and the download goes on copying out what it has
+ * and asks again; with `block` true (nothing else to do) it must wait.
+ * So a caller can make a piece's parts while the earlier parts travel. */
+typedef clsort_status (*clsort__piece_ready)(void *arg, size_t i, size_t end, bool block,
+                                             cl_event *ready, bool *available);
+/* clsort__download, with each read also waiting for the hook's event
  * (ready NULL: clsort__download). */
 clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pieces,
                                     size_t count, cl_uint num_wait, const cl_event *wait,

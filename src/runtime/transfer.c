@@ -361,44 +361,25 @@ clsort_status clsort__download(clsort_context *ctx, const clsort__piece *pieces,
   return clsort__download_when(ctx, pieces, count, num_wait, wait, NULL, NULL);
 }
 
-/* The event piece i's reads wait for besides `wait`: NULL without a hook;
- * else asked of the hook until it is available (blocking when `block`),
- * then kept in ev[i]. *available: whether it is. */
-static clsort_status piece_ready(clsort__piece_ready ready, void *arg, cl_event *ev, bool *known,
-                                 size_t i, bool block, cl_event *out, bool *available) {
-  *out = NULL;
-  *available = true;
-  if (!ready) return CLSORT_SUCCESS;
-  if (!known[i]) FORWARD_IF_ERROR(ready(arg, i, block, &ev[i], &known[i]));
-  *available = known[i];
-  *out = ev[i];
-  return CLSORT_SUCCESS;
-}
-
 clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pieces,
                                     size_t count, cl_uint num_wait, const cl_event *wait,
                                     clsort__piece_ready ready, void *arg) {
   RETURN_IF(num_wait > 16, CLSORT_ERROR_INVALID_ARGUMENT, "a download waits for at most 16 events");
-  cl_event *pev = NULL;
-  bool *known = NULL, available;
-  if (ready) {
-    pev = clsort__malloc(ctx, count * (sizeof *pev + sizeof *known) + 1);
-    RETURN_IF(!pev, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a download's plan");
-    known = (bool *)(pev + count);
-    for (size_t i = 0; i < count; i++) known[i] = false;
-  }
-  /* Every read waits for `wait` and its piece's event (deps[num_wait]),
+  bool available = true;
+  /* Every read waits for `wait` and the hook's event (deps[num_wait]),
    * and a staged one for its slot's last use. */
   cl_event deps[18], ev = NULL;
   for (cl_uint w = 0; w < num_wait; w++) deps[w] = wait[w];
 #define DEPS_WITH(e) ((e) ? (deps[num_wait] = (e), num_wait + 1) : num_wait)
+#define READY(i, end, block) \
+  (ready ? ready(arg, (i), (end), (block), &ev, &available) : CLSORT_SUCCESS)
   clsort_status st = CLSORT_SUCCESS;
   chunk *c = NULL;
   size_t chunks = 0;
   if (!clsort__staging_on(ctx)) {
     for (size_t i = 0; i < count && st == CLSORT_SUCCESS; i++) {
       if (!pieces[i].bytes) continue;
-      st = piece_ready(ready, arg, pev, known, i, true, &ev, &available);
+      st = READY(i, pieces[i].bytes, true);
       cl_uint nd = DEPS_WITH(ev);
       if (st == CLSORT_SUCCESS)
         st = CL_CHECK(clEnqueueReadBuffer(ctx->queue, pieces[i].mem, CL_FALSE, pieces[i].offset,
@@ -406,7 +387,6 @@ clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pi
                                           nd ? deps : NULL, NULL));
     }
     cl_int err = clFinish(ctx->queue);
-    free(pev);
     return st != CLSORT_SUCCESS ? st : CL_CHECK(err);
   }
   clsort__staging *s;
@@ -419,7 +399,7 @@ clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pi
   for (size_t i = 0; i < count && st == CLSORT_SUCCESS; i++) {
     const clsort__piece *p = &pieces[i];
     if (!p->bytes || !clsort__is_pinned(ctx, p->host, p->bytes)) continue;
-    st = piece_ready(ready, arg, pev, known, i, true, &ev, &available);
+    st = READY(i, p->bytes, true);
     cl_uint nd = DEPS_WITH(ev);
     if (st == CLSORT_SUCCESS)
       st = CL_CHECK(clEnqueueReadBuffer(s->down, p->mem, CL_FALSE, p->offset, p->bytes, p->host,
@@ -429,13 +409,14 @@ clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pi
   trace_begin(&t);
   size_t total = 0;
   /* Keep every slot in flight: chunk i + slots is read as chunk i is
-   * copied out of the slot they share. A chunk whose piece is not ready
-   * yet waits, unless it is chunk i. */
+   * copied out of the slot they share. A chunk that the hook says is not
+   * ready yet waits, unless it is chunk i. */
   size_t issued = 0, i = 0;
   for (; st == CLSORT_SUCCESS && i < chunks; i++) {
     while (st == CLSORT_SUCCESS && issued < chunks && issued < i + s->slots) {
       chunk *q = &c[issued];
-      st = piece_ready(ready, arg, pev, known, q->piece, issued == i, &ev, &available);
+      size_t end = q->offset - pieces[q->piece].offset + q->bytes;
+      st = READY(q->piece, end, issued == i);
       if (st != CLSORT_SUCCESS || !available) break;
       issued++;
       q->slot = s->next;
@@ -480,9 +461,9 @@ clsort_status clsort__download_when(clsort_context *ctx, const clsort__piece *pi
   trace_end(&t, "download", total);
   if (st == CLSORT_SUCCESS) st = CL_CHECK(err);
 #undef DEPS_WITH
+#undef READY
 cleanup:
   free(c);
-  free(pev);
   return st;
 }
 
