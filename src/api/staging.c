@@ -4,14 +4,13 @@
  * clsort_host_alloc go straight), the sort runs on the device, and the
  * results come down the same way on a queue of their own.
  *
- * A radix sort of pageable arrays on the NVIDIA path splits instead, so
- * that the download does not wait for the whole sort (issue 17): one
- * stable pass by the top 8 bits of the key range, then groups of whole
- * digits, each sorted on its own while the groups before it travel to
- * the host. The download starts after the pass and
- * the first, small group: at 2^24 u32 keys about 0.15 ms after the upload
- * instead of the whole sort's 0.43. The result is the radix sort's, as
- * both are stable. */
+ * A large radix sort of pageable arrays on the NVIDIA path splits
+ * instead, so that the download does not wait for the whole sort (issue
+ * 17): one stable pass by the top 8 bits of the key range, then groups of
+ * whole digits, each sorted on its own while the groups before it travel
+ * to the host. The download starts after the pass and the first group,
+ * not after the whole sort (6.1 ms at 2^28 u32 keys). The result is the
+ * radix sort's, as both are stable. */
 #include "api/api.h"
 #include "api/testing.h"
 #include "sorts/sorts.h"
@@ -41,10 +40,15 @@ typedef struct split_config {
 } split_config;
 
 /* CLSORT_STAGED_SPLIT=MIN_KEYS[:FIRST_SHIFT[:CAP_SHIFT[:GROWTH]]], or 0
- * for never: from how many keys the split runs (default 2^21), and its
- * groups (FIRST_SHIFT 0, the default: one slot's worth). */
+ * for never: from how many keys the split runs, and its groups (FIRST_SHIFT
+ * 0, the default: one slot's worth). From 2^26 keys by default: on the
+ * H100, u32 keys at 2^26 / 2^28 from pageable arrays took 12.88 / 49.00 ms
+ * split against 13.49 / 51.01 not, but at 2^24 3.98 against 3.70 (call 4
+ * of docs/results/host-split-2026-11-27-h100: the top pass, the read of
+ * its digit counts and the first group's launches cost more there than
+ * the sort they take off the download's path). */
 static split_config split_config_get(void) {
-  split_config c = {(size_t)1 << 21, 0, 1, 4};
+  split_config c = {(size_t)1 << 26, 0, 1, 4};
   unsigned f[4] = {0, 0, 0, 0};
   unsigned got = clsort__env_fields("CLSORT_STAGED_SPLIT", f, 4);
   if (got >= 1) c.min_n = f[0] ? f[0] : SIZE_MAX;
