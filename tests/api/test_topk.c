@@ -203,15 +203,16 @@ static void expect_path(int want) {
 
 /* Top-k of each k and select of each rank on keys of distribution
  * `dist`, checked, each call's path against want_top / want_select (0:
- * any); the index size and the form cycle. */
+ * any); the index size and the form cycle (with `buffers` every top-k
+ * through the buffer form). */
 static void sampled_keys_case(clsort_type t, const void *keys, size_t n, bool desc,
                               const size_t *kk, size_t nk, int want_top, const size_t *ranks,
-                              size_t nr, int want_select) {
+                              size_t nr, int want_select, bool buffers) {
   clsort_options o = opts(desc);
   size_t *perm = t_ref_permutation(t, keys, n, &o);
   static const size_t index_sizes[3] = {4, 0, 8};
   for (size_t j = 0; j < nk; j++) {
-    check_top_k(t, keys, n, kk[j], index_sizes[j % 3], &o, perm, j % 2 == 1);
+    check_top_k(t, keys, n, kk[j], index_sizes[j % 3], &o, perm, buffers || j % 2 == 1);
     expect_path(want_top);
   }
   for (size_t j = 0; j < nr; j++) {
@@ -227,14 +228,15 @@ static void sampled_case(clsort_type t, int dist, size_t n, bool desc, const siz
   r.s[0] ^= (uint64_t)t * 31 + (uint64_t)dist;
   void *keys = t_alloc(n * clsort_type_size(t));
   t_gen_keys(&r, t, dist, keys, n);
-  sampled_keys_case(t, keys, n, desc, kk, nk, want_top, ranks, nr, want_select);
+  sampled_keys_case(t, keys, n, desc, kk, nk, want_top, ranks, nr, want_select, false);
 }
 
 /* Keys in random order among n / 8 values, about 8 copies of each: ties
  * at the k-th that the path itself must settle by position (late:
  * topk_final among the keys it gathers, topk_settle after the sort by
- * key; early: the candidates' sorts). */
-static void sampled_duplicates(clsort_type t, size_t n, bool desc, const size_t *kk, size_t nk) {
+ * key; early: the candidates' sorts). `buffers` as sampled_keys_case's. */
+static void sampled_duplicates(clsort_type t, size_t n, bool desc, const size_t *kk, size_t nk,
+                               bool buffers) {
   t_rng r;
   t_rng_init(&r, "topk_duplicates");
   size_t ks = clsort_type_size(t);
@@ -242,7 +244,7 @@ static void sampled_duplicates(clsort_type t, size_t n, bool desc, const size_t 
   for (size_t i = 0; i < n; i++)
     t_put_bits(t, keys, i,
                t_from_order(t, t_rng_below(&r, n / 8) + ((uint64_t)1 << (ks * 8 - 1))));
-  sampled_keys_case(t, keys, n, desc, kk, nk, PATH_SAMPLED, NULL, 0, 0);
+  sampled_keys_case(t, keys, n, desc, kk, nk, PATH_SAMPLED, NULL, 0, 0, buffers);
 }
 
 /* _i = type (u32, f64: the kernels differ by key size). Keys in random
@@ -265,19 +267,21 @@ T_TEST(topk_sampled) {
     setenv("CLSORT_TOPK", "sampled", 1);
     sampled_case(t, D_UNIFORM, n, _i == late, kk, 3, PATH_SAMPLED, ranks, nr, PATH_SAMPLED);
     size_t k_dup[3] = {100, 500, 2000};
-    sampled_duplicates(t, n, _i != late, k_dup, 3);
+    sampled_duplicates(t, n, _i != late, k_dup, 3, false);
     if (late) {
       /* The late read's other ways (benchmark knobs): k = 100 sorted and
-       * settled (topk_final off), k = 2000 by the two sorts. */
+       * settled (topk_final off), k = 2000 by the two sorts. Through the
+       * buffer forms: a CPU device's host outputs, used in place, take
+       * the late read through topk_final only (top_k.c). */
       setenv("CLSORT_TOPK_FINAL", "0", 1);
-      sampled_duplicates(t, n, _i == 0, k_dup, 1);
+      sampled_duplicates(t, n, _i == 0, k_dup, 1, true);
       unsetenv("CLSORT_TOPK_FINAL");
       setenv("CLSORT_TOPK_SETTLE", "0", 1);
-      sampled_duplicates(t, n, _i == 0, k_dup + 2, 1);
+      sampled_duplicates(t, n, _i == 0, k_dup + 2, 1, true);
       unsetenv("CLSORT_TOPK_SETTLE");
       /* The sample drawn by the thresholds' group (GPU shapes). */
       setenv("CLSORT_TOPK_DRAW", "inside", 1);
-      sampled_duplicates(t, n, _i != 0, k_dup, 2);
+      sampled_duplicates(t, n, _i != 0, k_dup, 2, false);
       unsetenv("CLSORT_TOPK_DRAW");
     }
     /* Thresholds too low. */
