@@ -619,6 +619,66 @@ T_TEST(topk_outputs_guarded) {
   }
 }
 
+/* u32. Each allocation of a top-k into outputs used
+ * in place failing in turn (CLSORT_FAIL_ALLOC_AFTER=N on a fresh context,
+ * N walked up from 0): every failure returns CLSORT_ERROR_OUT_OF_MEMORY
+ * with the outputs as they were. The call is the late read's miss
+ * (CLSORT_TOPK=tight: a buffer of one candidate; CLSORT_TOPK_CHECK=late)
+ * with k above topk_final's, whose topk_settle would write the outputs
+ * before the fallback allocates: in place such a k reads early (top_k.c).
+ * Some sites tolerate the failure (a program not loaded from the disk
+ * cache is built): the walk ends after FAULT_TAIL successes in a row. */
+enum { FAULT_TAIL = 16, FAULT_MAX = 1000 };
+T_TEST(topk_outputs_faults) {
+  clsort_type t = CLSORT_U32;
+  t_rng r;
+  t_rng_init(&r, "topk_outputs_faults");
+  size_t ks = clsort_type_size(t), n = 20000, k = 1000, is = 4;
+  clsort_options o = opts(false);
+  char *keys = t_alloc(n * ks), *want = t_alloc(k * ks);
+  t_gen_keys(&r, t, D_UNIFORM, keys, n);
+  size_t *perm = t_ref_permutation(t, keys, n, &o);
+  t_gather(keys, perm, k, ks, want);
+  char *out = t_alloc((k + GUARD) * ks), *idx = t_alloc((k + GUARD) * is);
+  unsigned failed = 0, tail = 0;
+  long fail_after = 0;
+  for (; fail_after < FAULT_MAX && tail < FAULT_TAIL; fail_after++) {
+    char value[32];
+    snprintf(value, sizeof value, "%ld", fail_after);
+    t_label("%s top_k n=%zu k=%zu, a late miss, CLSORT_FAIL_ALLOC_AFTER=%ld", clsort_type_name(t),
+            n, k, fail_after);
+    setenv("CLSORT_FAIL_ALLOC_AFTER", value, 1);
+    clsort_context *c = NULL;
+    clsort_status st = t_context_create(&c);
+    unsetenv("CLSORT_FAIL_ALLOC_AFTER");
+    if (st == CLSORT_ERROR_OUT_OF_MEMORY) continue;
+    ASSERT_OK(st);
+    t_own_context(c);
+    t_poison(out, (k + GUARD) * ks);
+    t_poison(idx, (k + GUARD) * is);
+    setenv("CLSORT_TOPK", "tight", 1);
+    setenv("CLSORT_TOPK_CHECK", "late", 1);
+    st = clsort_top_k(c, t, keys, n, k, out, idx, is, &o);
+    unsetenv("CLSORT_TOPK");
+    unsetenv("CLSORT_TOPK_CHECK");
+    t_release_now(c);
+    if (st == CLSORT_SUCCESS) {
+      tail++;
+      ASSERT_EQ_U64(clsort__test_top_k_path(), PATH_FALLBACK);
+      ASSERT_EQ_ELEMS(out, want, k, ks);
+      t_check_payload_exact(idx, is, perm, k, true);
+      continue;
+    }
+    tail = 0;
+    failed++;
+    ASSERT_STATUS(st, CLSORT_ERROR_OUT_OF_MEMORY);
+    ASSERT_POISON(out, 0, (k + GUARD) * ks);
+    ASSERT_POISON(idx, 0, (k + GUARD) * is);
+  }
+  ASSERT_LT_U64(fail_after, FAULT_MAX);
+  ASSERT_GT_U64(failed, 0);
+}
+
 /* ------------------------------------------------------------- errors */
 enum { EN = 64 };
 
@@ -702,6 +762,7 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_loop_test(tc, topk_layouts, 0, 2);
     tcase_add_loop_test(tc, topk_outputs_offsets, 0, 6);
     tcase_add_loop_test(tc, topk_outputs_guarded, 0, 2);
+    tcase_add_test(tc, topk_outputs_faults);
   }
   if (all || t_part_selected("sampled")) {
     tcase_add_loop_test(tc, topk_sampled, 0, 2);
