@@ -500,7 +500,10 @@ CLSORT_API clsort_status clsort_segmented_sort_buffer(clsort_context *ctx, clsor
  * The host forms of clsort_top_k and clsort_select copy the keys to the
  * device, but a CPU device reads them in place, with no copy, wherever
  * they are aligned to their elements (since 0.4; before, only where
- * aligned as the note on the sorts above says).
+ * aligned as the note on the sorts above says); likewise clsort_top_k
+ * copies out_keys and indices back from the device, but a CPU device
+ * writes each in place wherever it is aligned to its elements (since
+ * 0.4; before, always copied).
  * options: NULL or algorithm CLSORT_AUTO or CLSORT_RADIX; CLSORT_STABLE
  * is accepted (the order is always the stable one); a bit range other
  * than the whole key returns CLSORT_ERROR_UNSUPPORTED.

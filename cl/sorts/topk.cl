@@ -22,7 +22,9 @@
  * read the input take `keys_at` (the histogram: `first`), the elements
  * before it in its buffer: a caller's host array used in place from the
  * aligned address before it on a CPU device (sorts.h's keys_at), else 0;
- * positions count from the input's first key. */
+ * positions count from the input's first key. The kernels that write
+ * top-k's outputs (topk_final, topk_settle) take each output's origin the
+ * same way (sorts.h's clsort__top_k_out). */
 
 /* The sampled path's control buffer, in 4-byte words (top_k_sample.c
  * names the same offsets): the candidates counted, the keys counted below
@@ -399,7 +401,8 @@ KERNEL void topk_pad(volatile __global const uint *ctl, uint cap, uint room, int
  * gathered into local memory, and each one's rank in the stable order
  * (by bits, then position: all distinct) is the number of gathered keys
  * before it; ranks below k are written to out_keys (write_keys) and their
- * positions to out_pos32 / out_pos64 (write_positions, as wide). When the
+ * positions to out_pos32 / out_pos64 (write_positions, as wide), each
+ * from its origin (keys_at, pos_at: as topk_small_final's). When the
  * bracket missed (more candidates than cap, fewer than k) or m exceeds
  * TK_FINAL_MAX (many keys equal to the k-th), nothing is written and
  * ctl[TK_FINAL] stays 0 (topk_thresholds zeroed it); otherwise it is set
@@ -409,8 +412,13 @@ KERNEL void topk_pad(volatile __global const uint *ctl, uint cap, uint room, int
 KERNEL void topk_final(volatile __global uint *ctl, uint cap, uint k, int kind, int desc,
                        const __global KEY_T *cand_keys, int positions, int wide,
                        const __global uint *cand_pos32, const __global ulong *cand_pos64,
-                       int write_keys, __global KEY_T *out_keys, int write_positions,
-                       __global uint *out_pos32, __global ulong *out_pos64) {
+                       int write_keys, __global KEY_T *out_keys, ulong keys_at,
+                       int write_positions, __global uint *out_pos32,
+                       __global ulong *out_pos64, ulong pos_at) {
+  out_keys += keys_at;
+  /* out_pos32 and out_pos64 are one buffer: only the one in use moves. */
+  if (wide) out_pos64 += pos_at;
+  else out_pos32 += pos_at;
   __local uint hist[256], tmp[WG_SIZE];
   volatile __local uint pick[3];
   __local KEY_T got_bits[TK_FINAL_MAX];
@@ -453,7 +461,8 @@ KERNEL void topk_final(volatile __global uint *ctl, uint cap, uint k, int kind, 
  * sorted stably by key alone, with their positions as values (the
  * candidates' order among equal keys is the filter's, not the input's):
  * writes the first k of the stable order, keys to out_keys (write_keys)
- * and positions to out_pos32 / out_pos64 (as wide), in place of the sort
+ * and positions to out_pos32 / out_pos64 (as wide), each from its origin
+ * (keys_at, pos_at: as topk_small_final's), in place of the sort
  * by position before and the copies. Entry i of a run [lo, hi) of equal
  * keys goes to lo + the number of the run's entries of lower position.
  * A work-item per entry of [0, k + TK_RUN_MAX) within count: those whose
@@ -466,8 +475,11 @@ KERNEL void topk_final(volatile __global uint *ctl, uint cap, uint k, int kind, 
 KERNEL void topk_settle(volatile __global uint *ctl, uint count, uint k, int kind, int desc,
                         const __global KEY_T *sorted_keys, int wide,
                         const __global uint *sorted_pos32, const __global ulong *sorted_pos64,
-                        int write_keys, __global KEY_T *out_keys, __global uint *out_pos32,
-                        __global ulong *out_pos64) {
+                        int write_keys, __global KEY_T *out_keys, ulong keys_at,
+                        __global uint *out_pos32, __global ulong *out_pos64, ulong pos_at) {
+  out_keys += keys_at;
+  if (wide) out_pos64 += pos_at;
+  else out_pos32 += pos_at;
   uint end = min(count, k + TK_RUN_MAX);
   for (uint i = get_global_id(0); i < end; i += get_global_size(0)) {
     KEY_T key = sorted_keys[i];

@@ -18,7 +18,8 @@
  * sorts after every element. Work-group: WG_SIZE (1 in the CPU shape,
  * where nothing is merged and no local memory is used). Local memory: the
  * tree's lists, WG_SIZE / 2 * TK_K pairs, plus one uint. topk_small_groups
- * reads the input from `keys_at` of its buffer (as topk.cl's kernels). */
+ * reads the input from `keys_at` of its buffer (as topk.cl's kernels), and
+ * topk_small_final writes each output from its own origin. */
 
 #if !defined(TK_K)
 #error "topk_small.cl needs TK_K"
@@ -215,13 +216,20 @@ KERNEL void topk_small_groups(__global const KEY_T *keys, ulong keys_at, ulong n
 /* One work-group: the TK_K smallest of the m pairs (bits, pos) (the
  * groups' lists), of which the first k (k <= TK_K, and at least k pairs
  * are not empty) are written: with keys, the keys (bits_to_key) at
- * out_keys[0, k); with positions, the positions at pos32 (4-byte) or
- * pos64 (wide) [0, k). Each work-item walks the pairs TK_LOAD at a time
- * (loads in flight before the compares), then the tree merges. */
+ * out_keys[keys_at + (0, k)]; with positions, the positions at pos32
+ * (4-byte) or pos64 (wide) [pos_at + (0, k)]. The origins keys_at and
+ * pos_at (elements of each output) are a caller's host arrays used in
+ * place on a CPU device (sorts.h's clsort__top_k_out), else 0. Each
+ * work-item walks the pairs TK_LOAD at a time (loads in flight before the
+ * compares), then the tree merges. */
 KERNEL void topk_small_final(__global const KEY_T *bits, __global const uint *pos, uint m, uint k,
                              int kind, int desc, int keys_out, __global KEY_T *out_keys,
-                             int positions, int wide, __global uint *pos32,
-                             __global ulong *pos64) {
+                             ulong keys_at, int positions, int wide, __global uint *pos32,
+                             __global ulong *pos64, ulong pos_at) {
+  out_keys += keys_at;
+  /* pos32 and pos64 are one buffer: only the one in use moves. */
+  if (wide) pos64 += pos_at;
+  else pos32 += pos_at;
   KEY_T kb[TK_K];
   uint ki[TK_K];
   tk_empty(kb, ki);

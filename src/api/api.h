@@ -170,6 +170,10 @@ typedef struct clsort__host_spec {
 clsort_status clsort__host_arrays_get(clsort_context *ctx, size_t count,
                                       const clsort__host_spec *a, bool origins,
                                       clsort__host_group *g);
+/* Whether clsort__host_arrays_get would use the arrays in place (wrapped
+ * whole or as a group) rather than stage them; makes and copies nothing. */
+bool clsort__host_arrays_in_place(const clsort_context *ctx, size_t count,
+                                  const clsort__host_spec *a, bool origins);
 /* The device's results in array i of a (bytes of them): mapped back in
  * place, or read back from staging. Only on success, so that a failed
  * call leaves its outputs as they were. */

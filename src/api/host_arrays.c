@@ -150,6 +150,27 @@ static clsort_status stage_each(clsort_context *ctx, size_t count, const clsort_
   return CLSORT_SUCCESS;
 }
 
+/* The ways of clsort__host_arrays_get, in the order it tries them. */
+typedef enum host_way { WAY_WRAP_EACH, WAY_GROUP, WAY_STAGE } host_way;
+
+static host_way choose_way(const clsort_context *ctx, size_t count, const clsort__host_spec *a,
+                           bool origins) {
+  if (all_wrap(ctx, count, a)) return WAY_WRAP_EACH;
+  const void *ps[CLSORT__GROUP_MAX];
+  size_t elem[CLSORT__GROUP_MAX];
+  for (size_t i = 0; i < count; i++) {
+    ps[i] = a[i].p;
+    elem[i] = a[i].elem;
+  }
+  if (origins && clsort__host_group_ok(ctx, count, ps, elem) && apart(count, a)) return WAY_GROUP;
+  return WAY_STAGE;
+}
+
+bool clsort__host_arrays_in_place(const clsort_context *ctx, size_t count,
+                                  const clsort__host_spec *a, bool origins) {
+  return choose_way(ctx, count, a, origins) != WAY_STAGE;
+}
+
 clsort_status clsort__host_arrays_get(clsort_context *ctx, size_t count,
                                       const clsort__host_spec *a, bool origins,
                                       clsort__host_group *g) {
@@ -164,10 +185,14 @@ clsort_status clsort__host_arrays_get(clsort_context *ctx, size_t count,
   }
   g->owned_count = 0;
   g->in_place = true;
-  if (all_wrap(ctx, count, a)) return wrap_each(ctx, count, a, g);
-  if (origins && clsort__host_group_ok(ctx, count, ps, elem) && apart(count, a))
-    return clsort__host_group_get(ctx, count, ps, bytes, elem, g);
-  return stage_each(ctx, count, a, g);
+  switch (choose_way(ctx, count, a, origins)) {
+    case WAY_WRAP_EACH:
+      return wrap_each(ctx, count, a, g);
+    case WAY_GROUP:
+      return clsort__host_group_get(ctx, count, ps, bytes, elem, g);
+    default:
+      return stage_each(ctx, count, a, g);
+  }
 }
 
 clsort_status clsort__host_arrays_put(clsort_context *ctx, const clsort__host_group *g,

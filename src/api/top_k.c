@@ -61,18 +61,40 @@ static clsort_status top_k_host(clsort_context *ctx, clsort_type type, const voi
   if (k == 0) return CLSORT_SUCCESS;
   clsort__sort_job job = clsort__make_job(type, n, o);
   job.value_size = is;
-  /* The outputs are k elements: always staged. */
-  clsort__host_group in;
-  cl_mem ko = NULL, io = NULL;
-  clsort_status st = keys_on_device(ctx, &job, keys, n * ks, &in);
+  /* The keys (array 0) and the outputs (1, 2), each used in place or
+   * staged as clsort__host_arrays_get decides: every kernel and copy that
+   * writes an output adds its origin (clsort__top_k_out). When all can be
+   * in place they are one group, since their regions from the aligned
+   * addresses before them may overlap; else the keys and the outputs are
+   * taken apart, so that outputs a byte off their elements do not stage
+   * the keys with them, nor such keys the outputs. */
+  const clsort__host_spec a[3] = {{keys, n * ks, ks, SLOT_HOST_IN, true},
+                                  {out_keys, out_keys ? k * ks : 0, ks, SLOT_HOST_OUT, false},
+                                  {indices, k * is, is ? is : 1, SLOT_HOST_AUX, false}};
+  bool together = clsort__host_arrays_in_place(ctx, 3, a, true);
+  clsort__host_group g[2];
+  g[1].owned_count = 0;
+  clsort_status st = clsort__host_arrays_get(ctx, together ? 3 : 1, a, true, &g[0]);
+  if (st == CLSORT_SUCCESS && !together)
+    st = clsort__host_arrays_get(ctx, 2, a + 1, true, &g[1]);
+  /* Where the outputs are: gout's arrays o and o + 1 (of the specs oa). */
+  const clsort__host_group *gout = together ? &g[0] : &g[1];
+  const clsort__host_spec *oa = together ? a : a + 1;
+  size_t o_first = together ? 1 : 0;
+  job.keys_in = g[0].mem[0];
+  job.keys_at = g[0].at[0];
+  if (st == CLSORT_SUCCESS) {
+    const clsort__top_k_out dst = {gout->mem[o_first], gout->mem[o_first + 1],
+                                   gout->at[o_first], gout->at[o_first + 1], gout->in_place};
+    st = clsort__top_k(ctx, &job, g[0].mem[0], n, k, &dst);
+  }
+  if (st == CLSORT_SUCCESS && is)
+    st = clsort__host_arrays_put(ctx, gout, oa, o_first + 1, k * is);
   if (st == CLSORT_SUCCESS && out_keys)
-    st = clsort__stage_in(ctx, SLOT_HOST_OUT, NULL, k * ks, &ko);
-  if (st == CLSORT_SUCCESS && is) st = clsort__stage_in(ctx, SLOT_HOST_AUX, NULL, k * is, &io);
-  if (st == CLSORT_SUCCESS) st = clsort__top_k(ctx, &job, in.mem[0], n, k, ko, io);
-  if (st == CLSORT_SUCCESS && is) st = clsort__stage_out(ctx, io, indices, k * is);
-  if (st == CLSORT_SUCCESS && out_keys) st = clsort__stage_out(ctx, ko, out_keys, k * ks);
+    st = clsort__host_arrays_put(ctx, gout, oa, o_first, k * ks);
   if (st != CLSORT_SUCCESS) clFinish(ctx->queue);
-  clsort__host_group_release(&in);
+  clsort__host_group_release(&g[1]);
+  clsort__host_group_release(&g[0]);
   return st;
 }
 
@@ -104,7 +126,9 @@ static clsort_status top_k_buffer(clsort_context *ctx, clsort_type type, cl_mem 
   FORWARD_IF_ERROR(clsort__begin(ctx, num_wait, wait_list));
   clsort__sort_job job = clsort__make_job(type, n, o);
   job.value_size = is;
-  FORWARD_IF_ERROR(clsort__top_k(ctx, &job, keys, n, k, out_keys, indices));
+  /* The caller's buffers hold the outputs from their start. */
+  const clsort__top_k_out dst = {out_keys, indices, 0, 0, false};
+  FORWARD_IF_ERROR(clsort__top_k(ctx, &job, keys, n, k, &dst));
   return clsort__marker(ctx, event);
 }
 

@@ -427,6 +427,20 @@ clsort_status clsort__select_key(clsort_context *ctx, const clsort__sort_job *jo
 clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const char *name,
                                   cl_kernel *out);
 
+/* Top-k's outputs: the k keys (NULL: none) and their input positions
+ * (NULL: none; job->value_size bytes each), each from its origin in its
+ * buffer, in elements (keys_at, indices_at): nonzero only for a caller's
+ * host array used in place on a CPU device from the aligned address before
+ * it (as the job's keys_at), else 0. Every kernel and copy that writes
+ * them adds the origin. `host`: they are a caller's host arrays used in
+ * place, which a failed call must leave as they were: nothing writes them
+ * before the result is known (clsort__top_k). */
+typedef struct clsort__top_k_out {
+  cl_mem keys, indices;
+  size_t keys_at, indices_at;
+  bool host;
+} clsort__top_k_out;
+
 /* top_k_sample.c: the sampled path. Of the n keys (n >= 1) ordered as
  * `job` says, tries to find in one pass the keys whose order bits lie in
  * a bracket [lo, hi] that holds the ranks [first, last] of the sorted
@@ -445,11 +459,11 @@ clsort_status clsort__topk_kernel(clsort_context *ctx, size_t key_size, const ch
  * (keys equal to the upper threshold, positions all ones) that two
  * stable sorts (by position, then by key) put after every candidate, or
  * clsort__sample_final (top-k of a k it takes) writes the first k keys
- * into out_keys and positions into indices (either NULL) from the
+ * into dst->keys and positions into dst->indices (either NULL) from the
  * candidates directly; after the pads, with positions, the caller may
  * sort the `count` entries stably by key alone and clsort__sample_settle
- * then writes the first k keys (out_keys, or NULL) and positions
- * (indices) in the stable order, settling equal keys by position;
+ * then writes the first k keys (dst->keys, or NULL) and positions
+ * (dst->indices) in the stable order, settling equal keys by position;
  * clsort__sample_check then reads the counts and sets the fields as
  * late_room 0 does (found false also when clsort__sample_final or
  * clsort__sample_settle gave up on many keys equal to the k-th; the
@@ -472,11 +486,10 @@ clsort_status clsort__sample_pad(clsort_context *ctx, const clsort__sort_job *jo
                                  clsort__sampled *out);
 bool clsort__sample_final_takes(size_t k);
 clsort_status clsort__sample_final(clsort_context *ctx, const clsort__sort_job *job,
-                                   clsort__sampled *out, size_t k, cl_mem out_keys,
-                                   cl_mem indices);
+                                   clsort__sampled *out, size_t k, const clsort__top_k_out *dst);
 clsort_status clsort__sample_settle(clsort_context *ctx, const clsort__sort_job *job,
                                     clsort__sampled *out, size_t k, cl_mem sorted_keys,
-                                    cl_mem sorted_positions, cl_mem out_keys, cl_mem indices);
+                                    cl_mem sorted_positions, const clsort__top_k_out *dst);
 clsort_status clsort__sample_check(clsort_context *ctx, const clsort__sort_job *job,
                                    clsort__sampled *out);
 /* Whether top-k reads the sampled path's counts late (late_room > 0): on
@@ -506,22 +519,22 @@ void clsort__top_k_set_path(clsort__select_path path);
 /* top_k_small.c: whether top-k of k keys among n takes the path of a
  * small k (k <= 16 at most; CLSORT_TOPK=small or nosmall forces it on or
  * off), and that path: the first k (1 <= k <= n) keys of the stable order
- * of keys[0, n) into out_keys (NULL: none), with job->value_size (4 or 8)
- * their positions into indices, in two launches that read the keys once
- * and nothing back. n < 2^32 - 1. */
+ * of keys[0, n) into dst->keys (NULL: none), with job->value_size (4 or
+ * 8) their positions into dst->indices, in two launches that read the
+ * keys once and nothing back. n < 2^32 - 1. */
 bool clsort__top_k_small_takes(const clsort_context *ctx, size_t n, size_t k);
 clsort_status clsort__top_k_small(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
-                                  size_t n, size_t k, cl_mem out_keys, cl_mem indices);
+                                  size_t n, size_t k, const clsort__top_k_out *dst);
 /* Builds that path's kernels for every k it may take (clsort_prepare). */
 clsort_status clsort__top_k_small_prepare(clsort_context *ctx, size_t key_size);
 /* The key whose order bits are `bits`, as its type stores it (the host's
  * bits_to_key of keys.cl). */
 uint64_t clsort__key_of_bits(clsort_type type, bool descending, uint64_t bits);
 /* The first k (1 <= k <= n) keys of the stable order of keys[0, n), into
- * out_keys (NULL: none), and with job->value_size (4 or 8) their input
- * positions into indices. */
+ * dst->keys (NULL: none), and with job->value_size (4 or 8) their input
+ * positions into dst->indices, each from its origin. */
 clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
-                            size_t n, size_t k, cl_mem out_keys, cl_mem indices);
+                            size_t n, size_t k, const clsort__top_k_out *dst);
 
 /* The global path of the segmented sort (segmented_sort.c): the `count`
  * segments of job->keys_in (and job->vals_in) that the host `offsets`

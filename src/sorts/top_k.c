@@ -287,16 +287,16 @@ static clsort_status append_selected(clsort_context *ctx, const clsort__sort_job
 }
 
 /* The first k of the sorted candidates (or of every key sorted) into the
- * outputs. */
+ * outputs, each at its origin. */
 static clsort_status copy_out(clsort_context *ctx, const clsort__sort_job *job, cl_mem sk,
-                              cl_mem si, size_t k, cl_mem out_keys, cl_mem indices) {
+                              cl_mem si, size_t k, const clsort__top_k_out *dst) {
   size_t ks = clsort_type_size(job->type), is = job->value_size;
-  if (out_keys)
-    FORWARD_IF_ERROR(
-        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, sk, out_keys, 0, 0, k * ks, 0, NULL, NULL)));
+  if (dst->keys)
+    FORWARD_IF_ERROR(CL_CHECK(clEnqueueCopyBuffer(ctx->queue, sk, dst->keys, 0, dst->keys_at * ks,
+                                                  k * ks, 0, NULL, NULL)));
   if (is)
-    FORWARD_IF_ERROR(
-        CL_CHECK(clEnqueueCopyBuffer(ctx->queue, si, indices, 0, 0, k * is, 0, NULL, NULL)));
+    FORWARD_IF_ERROR(CL_CHECK(clEnqueueCopyBuffer(ctx->queue, si, dst->indices, 0,
+                                                  dst->indices_at * is, k * is, 0, NULL, NULL)));
   return CLSORT_SUCCESS;
 }
 
@@ -311,24 +311,29 @@ static clsort_status copy_out(clsort_context *ctx, const clsort__sort_job *job, 
  * key and topk_settle writes its first k, equal keys settled by position
  * (keys alone: sorted and copied out). */
 static clsort_status select_and_sort(clsort_context *ctx, const clsort__sort_job *job,
-                                     cl_mem keys, size_t n, size_t k, cl_mem out_keys,
-                                     cl_mem indices) {
-  bool late = clsort__sample_reads_late(ctx);
+                                     cl_mem keys, size_t n, size_t k,
+                                     const clsort__top_k_out *dst) {
+  /* A caller's host arrays used in place must stay as they were when the
+   * call fails. Of the late read's ways only topk_final writes them before
+   * the counts are read, as it writes the result or nothing; the others
+   * write before knowing whether the bracket held, and the fallback after
+   * a miss may still fail (for want of memory). So those read early. */
+  bool late = clsort__sample_reads_late(ctx) && (!dst->host || clsort__sample_final_takes(k));
   clsort__sampled got;
   FORWARD_IF_ERROR(clsort__sample_candidates(ctx, job, keys, n, 0, k - 1, job->value_size,
                                              late ? k : 0, &got));
   if (got.pending) {
     if (clsort__sample_final_takes(k)) {
-      FORWARD_IF_ERROR(clsort__sample_final(ctx, job, &got, k, out_keys, indices));
+      FORWARD_IF_ERROR(clsort__sample_final(ctx, job, &got, k, dst));
     } else if (job->value_size && settles()) {
       cl_mem sk, si;
       FORWARD_IF_ERROR(clsort__sample_pad(ctx, job, &got));
       FORWARD_IF_ERROR(sort_by_key(ctx, job, got.keys, got.positions, got.count, &sk, &si));
-      FORWARD_IF_ERROR(clsort__sample_settle(ctx, job, &got, k, sk, si, out_keys, indices));
+      FORWARD_IF_ERROR(clsort__sample_settle(ctx, job, &got, k, sk, si, dst));
     } else {
       FORWARD_IF_ERROR(clsort__sample_pad(ctx, job, &got));
       FORWARD_IF_ERROR(order_candidates(ctx, job, got.keys, got.positions, got.count, n, got.hi));
-      FORWARD_IF_ERROR(copy_out(ctx, job, got.keys, got.positions, k, out_keys, indices));
+      FORWARD_IF_ERROR(copy_out(ctx, job, got.keys, got.positions, k, dst));
     }
     FORWARD_IF_ERROR(clsort__sample_check(ctx, job, &got));
     if (got.found) return CLSORT_SUCCESS;
@@ -340,11 +345,11 @@ static clsort_status select_and_sort(clsort_context *ctx, const clsort__sort_job
     FORWARD_IF_ERROR(append_selected(ctx, job, keys, n, k, &ck, &ci, &c, &bound));
     if (c > UINT32_MAX) {
       FORWARD_IF_ERROR(sort_all(ctx, job, keys, n, &ck, &ci));
-      return copy_out(ctx, job, ck, ci, k, out_keys, indices);
+      return copy_out(ctx, job, ck, ci, k, dst);
     }
   }
   FORWARD_IF_ERROR(order_candidates(ctx, job, ck, ci, c, n, bound));
-  return copy_out(ctx, job, ck, ci, k, out_keys, indices);
+  return copy_out(ctx, job, ck, ci, k, dst);
 }
 
 clsort_status clsort__select_key(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
@@ -362,12 +367,12 @@ clsort_status clsort__select_key(clsort_context *ctx, const clsort__sort_job *jo
 }
 
 clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys, size_t n,
-                            size_t k, cl_mem out_keys, cl_mem indices) {
+                            size_t k, const clsort__top_k_out *dst) {
   clsort__top_k_set_path(SELECT_PATH_NONE);
   if (k == 0) return CLSORT_SUCCESS;
   if (clsort__top_k_small_takes(ctx, n, k)) {
     clsort__top_k_set_path(SELECT_PATH_SMALL);
-    FORWARD_IF_ERROR(clsort__top_k_small(ctx, job, keys, n, k, out_keys, indices));
+    FORWARD_IF_ERROR(clsort__top_k_small(ctx, job, keys, n, k, dst));
     /* clsort_scratch_bytes (ctx->measuring) sizes calls of any k: the
      * paths of a larger one ask for their scratch too. */
     if (!ctx->measuring) return CLSORT_SUCCESS;
@@ -375,8 +380,8 @@ clsort_status clsort__top_k(clsort_context *ctx, const clsort__sort_job *job, cl
   /* From a quarter of n on, the candidates' compaction and sort cost
    * about as much as sorting everything. */
   clsort__top_k_set_path(k >= n / 4 ? SELECT_PATH_SORT_ALL : SELECT_PATH_RADIX);
-  if (k < n / 4) return select_and_sort(ctx, job, keys, n, k, out_keys, indices);
+  if (k < n / 4) return select_and_sort(ctx, job, keys, n, k, dst);
   cl_mem sk, si;
   FORWARD_IF_ERROR(sort_all(ctx, job, keys, n, &sk, &si));
-  return copy_out(ctx, job, sk, si, k, out_keys, indices);
+  return copy_out(ctx, job, sk, si, k, dst);
 }

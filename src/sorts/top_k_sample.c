@@ -287,45 +287,50 @@ bool clsort__sample_final_takes(size_t k) {
 }
 
 clsort_status clsort__sample_final(clsort_context *ctx, const clsort__sort_job *job,
-                                   clsort__sampled *out, size_t k, cl_mem out_keys,
-                                   cl_mem indices) {
+                                   clsort__sampled *out, size_t k, const clsort__top_k_out *dst) {
   size_t ks = clsort_type_size(job->type), is = out->position_size;
   cl_kernel kernel;
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_final", &kernel));
   cl_uint cap32 = (cl_uint)out->cap, k32 = (cl_uint)k;
   int kind = clsort__key_kind(job->type), desc = job->descending, positions = is != 0;
-  int wide = is == 8, write_keys = out_keys != NULL, write_positions = indices != NULL;
-  /* Any valid buffer stands for those the kernel does not touch. */
+  int wide = is == 8, write_keys = dst->keys != NULL, write_positions = dst->indices != NULL;
+  /* Any valid buffer stands for those the kernel does not touch (origin
+   * 0). */
   cl_mem pos = out->positions ? out->positions : out->keys;
-  cl_mem ok = out_keys ? out_keys : out->keys, oi = indices ? indices : out->keys;
-  clsort__arg args[] = {ARG(out->ctl),  ARG(cap32),     ARG(k32),  ARG(kind),
-                        ARG(desc),      ARG(out->keys), ARG(positions), ARG(wide),
-                        ARG(pos),       ARG(pos),       ARG(write_keys), ARG(ok),
-                        ARG(write_positions), ARG(oi),  ARG(oi)};
+  cl_mem ok = write_keys ? dst->keys : out->keys, oi = write_positions ? dst->indices : out->keys;
+  cl_ulong ok_at = write_keys ? dst->keys_at : 0, oi_at = write_positions ? dst->indices_at : 0;
+  clsort__arg args[] = {ARG(out->ctl),    ARG(cap32),      ARG(k32),
+                        ARG(kind),        ARG(desc),       ARG(out->keys),
+                        ARG(positions),   ARG(wide),       ARG(pos),
+                        ARG(pos),         ARG(write_keys), ARG(ok),
+                        ARG(ok_at),       ARG(write_positions), ARG(oi),
+                        ARG(oi),          ARG(oi_at)};
   size_t wg = ctx->tuning.wg_size;
-  FORWARD_IF_ERROR(clsort__launch(ctx, kernel, wg, wg, 15, args, 0, NULL, NULL));
+  FORWARD_IF_ERROR(clsort__launch(ctx, kernel, wg, wg, 17, args, 0, NULL, NULL));
   out->final_ran = true;
   return CLSORT_SUCCESS;
 }
 
 clsort_status clsort__sample_settle(clsort_context *ctx, const clsort__sort_job *job,
                                     clsort__sampled *out, size_t k, cl_mem sorted_keys,
-                                    cl_mem sorted_positions, cl_mem out_keys, cl_mem indices) {
+                                    cl_mem sorted_positions, const clsort__top_k_out *dst) {
   size_t ks = clsort_type_size(job->type);
   cl_kernel kernel;
   FORWARD_IF_ERROR(clsort__topk_kernel(ctx, ks, "topk_settle", &kernel));
   cl_uint count32 = (cl_uint)out->count, k32 = (cl_uint)k;
   int kind = clsort__key_kind(job->type), desc = job->descending;
-  int wide = out->position_size == 8, write_keys = out_keys != NULL;
-  cl_mem ok = out_keys ? out_keys : sorted_keys;
-  clsort__arg args[] = {ARG(out->ctl),          ARG(count32),  ARG(k32),
-                        ARG(kind),              ARG(desc),     ARG(sorted_keys),
-                        ARG(wide),              ARG(sorted_positions), ARG(sorted_positions),
-                        ARG(write_keys),        ARG(ok),       ARG(indices),
-                        ARG(indices)};
+  int wide = out->position_size == 8, write_keys = dst->keys != NULL;
+  /* Without keys out, the sorted keys stand in, never written (origin 0). */
+  cl_mem ok = write_keys ? dst->keys : sorted_keys;
+  cl_ulong ok_at = write_keys ? dst->keys_at : 0, oi_at = dst->indices_at;
+  clsort__arg args[] = {ARG(out->ctl),   ARG(count32),      ARG(k32),
+                        ARG(kind),       ARG(desc),         ARG(sorted_keys),
+                        ARG(wide),       ARG(sorted_positions), ARG(sorted_positions),
+                        ARG(write_keys), ARG(ok),           ARG(ok_at),
+                        ARG(dst->indices), ARG(dst->indices), ARG(oi_at)};
   /* topk.cl's TK_RUN_MAX: the entries past k whose run may start before. */
   size_t wg = ctx->tuning.wg_size, items = clsort__min(out->count, k + 4096);
-  FORWARD_IF_ERROR(clsort__launch(ctx, kernel, clsort__div_up(items, wg) * wg, wg, 13, args, 0,
+  FORWARD_IF_ERROR(clsort__launch(ctx, kernel, clsort__div_up(items, wg) * wg, wg, 15, args, 0,
                                   NULL, NULL));
   out->settle_ran = true;
   return CLSORT_SUCCESS;

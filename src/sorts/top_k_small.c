@@ -73,7 +73,7 @@ clsort_status clsort__top_k_small_prepare(clsort_context *ctx, size_t key_size) 
 }
 
 clsort_status clsort__top_k_small(clsort_context *ctx, const clsort__sort_job *job, cl_mem keys,
-                                  size_t n, size_t k, cl_mem out_keys, cl_mem indices) {
+                                  size_t n, size_t k, const clsort__top_k_out *dst) {
   size_t ks = clsort_type_size(job->type), is = job->value_size;
   /* clsort_scratch_bytes (ctx->measuring) asks for the longest list:
    * the call it sizes may have any k. */
@@ -95,12 +95,15 @@ clsort_status clsort__top_k_small(clsort_context *ctx, const clsort__sort_job *j
                          ARG(kind), ARG(desc), ARG(bits), ARG(pos)};
   FORWARD_IF_ERROR(clsort__launch(ctx, groups_k, c.groups * wg, wg, 8, gargs, 0, NULL, NULL));
 
-  /* An absent output is named by a buffer that is there, never written. */
+  /* An absent output is named by a buffer that is there, never written
+   * (origin 0). */
   cl_uint m32 = (cl_uint)m, k32 = (cl_uint)k;
-  int keys_out = out_keys != NULL, positions = is != 0, wide = is == 8;
-  cl_mem ko = out_keys ? out_keys : indices, io = indices ? indices : out_keys;
-  clsort__arg fargs[] = {ARG(bits),      ARG(pos),  ARG(m32), ARG(k32),
-                         ARG(kind),      ARG(desc), ARG(keys_out), ARG(ko),
-                         ARG(positions), ARG(wide), ARG(io),  ARG(io)};
-  return clsort__launch(ctx, final_k, wg, wg, 12, fargs, 0, NULL, NULL);
+  int keys_out = dst->keys != NULL, positions = is != 0, wide = is == 8;
+  cl_mem ko = keys_out ? dst->keys : dst->indices, io = positions ? dst->indices : dst->keys;
+  cl_ulong ko_at = keys_out ? dst->keys_at : 0, io_at = positions ? dst->indices_at : 0;
+  clsort__arg fargs[] = {ARG(bits),  ARG(pos),       ARG(m32),       ARG(k32),
+                         ARG(kind),  ARG(desc),      ARG(keys_out),  ARG(ko),
+                         ARG(ko_at), ARG(positions), ARG(wide),      ARG(io),
+                         ARG(io),    ARG(io_at)};
+  return clsort__launch(ctx, final_k, wg, wg, 14, fargs, 0, NULL, NULL);
 }

@@ -10,8 +10,10 @@
  * it runs where it should, and that its misses (a threshold too low, too
  * many candidates, forced through CLSORT_TOPK) and adversarial keys fall
  * back to the radix select with exact results; the keys where callers put
- * them (read in place on a CPU device); then each error path with its
- * status and every array untouched. */
+ * them (read in place on a CPU device), and the outputs (written in place
+ * on a CPU device from their origins, nothing staged; staged a byte off
+ * their elements), by every way top-k writes them; then each error path
+ * with its status and every array untouched. */
 #define _POSIX_C_SOURCE 200809L
 #include "api/testing.h"
 #include "sorts/sort_check.h"
@@ -193,7 +195,7 @@ T_TEST(topk_boundary_ties) {
 }
 
 /* ------------------------------------------------------ sampled path */
-enum { PATH_RADIX = 1, PATH_SAMPLED = 2, PATH_FALLBACK = 3, PATH_SMALL = 5 };
+enum { PATH_RADIX = 1, PATH_SAMPLED = 2, PATH_FALLBACK = 3, PATH_SORT_ALL = 4, PATH_SMALL = 5 };
 
 /* The path the last call took, against `want` (0: any). */
 static void expect_path(int want) {
@@ -203,15 +205,16 @@ static void expect_path(int want) {
 
 /* Top-k of each k and select of each rank on keys of distribution
  * `dist`, checked, each call's path against want_top / want_select (0:
- * any); the index size and the form cycle. */
+ * any); the index size and the form cycle (with `buffers` every top-k
+ * through the buffer form). */
 static void sampled_keys_case(clsort_type t, const void *keys, size_t n, bool desc,
                               const size_t *kk, size_t nk, int want_top, const size_t *ranks,
-                              size_t nr, int want_select) {
+                              size_t nr, int want_select, bool buffers) {
   clsort_options o = opts(desc);
   size_t *perm = t_ref_permutation(t, keys, n, &o);
   static const size_t index_sizes[3] = {4, 0, 8};
   for (size_t j = 0; j < nk; j++) {
-    check_top_k(t, keys, n, kk[j], index_sizes[j % 3], &o, perm, j % 2 == 1);
+    check_top_k(t, keys, n, kk[j], index_sizes[j % 3], &o, perm, buffers || j % 2 == 1);
     expect_path(want_top);
   }
   for (size_t j = 0; j < nr; j++) {
@@ -227,14 +230,15 @@ static void sampled_case(clsort_type t, int dist, size_t n, bool desc, const siz
   r.s[0] ^= (uint64_t)t * 31 + (uint64_t)dist;
   void *keys = t_alloc(n * clsort_type_size(t));
   t_gen_keys(&r, t, dist, keys, n);
-  sampled_keys_case(t, keys, n, desc, kk, nk, want_top, ranks, nr, want_select);
+  sampled_keys_case(t, keys, n, desc, kk, nk, want_top, ranks, nr, want_select, false);
 }
 
 /* Keys in random order among n / 8 values, about 8 copies of each: ties
  * at the k-th that the path itself must settle by position (late:
  * topk_final among the keys it gathers, topk_settle after the sort by
- * key; early: the candidates' sorts). */
-static void sampled_duplicates(clsort_type t, size_t n, bool desc, const size_t *kk, size_t nk) {
+ * key; early: the candidates' sorts). `buffers` as sampled_keys_case's. */
+static void sampled_duplicates(clsort_type t, size_t n, bool desc, const size_t *kk, size_t nk,
+                               bool buffers) {
   t_rng r;
   t_rng_init(&r, "topk_duplicates");
   size_t ks = clsort_type_size(t);
@@ -242,7 +246,7 @@ static void sampled_duplicates(clsort_type t, size_t n, bool desc, const size_t 
   for (size_t i = 0; i < n; i++)
     t_put_bits(t, keys, i,
                t_from_order(t, t_rng_below(&r, n / 8) + ((uint64_t)1 << (ks * 8 - 1))));
-  sampled_keys_case(t, keys, n, desc, kk, nk, PATH_SAMPLED, NULL, 0, 0);
+  sampled_keys_case(t, keys, n, desc, kk, nk, PATH_SAMPLED, NULL, 0, 0, buffers);
 }
 
 /* _i = type (u32, f64: the kernels differ by key size). Keys in random
@@ -265,19 +269,21 @@ T_TEST(topk_sampled) {
     setenv("CLSORT_TOPK", "sampled", 1);
     sampled_case(t, D_UNIFORM, n, _i == late, kk, 3, PATH_SAMPLED, ranks, nr, PATH_SAMPLED);
     size_t k_dup[3] = {100, 500, 2000};
-    sampled_duplicates(t, n, _i != late, k_dup, 3);
+    sampled_duplicates(t, n, _i != late, k_dup, 3, false);
     if (late) {
       /* The late read's other ways (benchmark knobs): k = 100 sorted and
-       * settled (topk_final off), k = 2000 by the two sorts. */
+       * settled (topk_final off), k = 2000 by the two sorts. Through the
+       * buffer forms: a CPU device's host outputs, used in place, take
+       * the late read through topk_final only (top_k.c). */
       setenv("CLSORT_TOPK_FINAL", "0", 1);
-      sampled_duplicates(t, n, _i == 0, k_dup, 1);
+      sampled_duplicates(t, n, _i == 0, k_dup, 1, true);
       unsetenv("CLSORT_TOPK_FINAL");
       setenv("CLSORT_TOPK_SETTLE", "0", 1);
-      sampled_duplicates(t, n, _i == 0, k_dup + 2, 1);
+      sampled_duplicates(t, n, _i == 0, k_dup + 2, 1, true);
       unsetenv("CLSORT_TOPK_SETTLE");
       /* The sample drawn by the thresholds' group (GPU shapes). */
       setenv("CLSORT_TOPK_DRAW", "inside", 1);
-      sampled_duplicates(t, n, _i != 0, k_dup, 2);
+      sampled_duplicates(t, n, _i != 0, k_dup, 2, false);
       unsetenv("CLSORT_TOPK_DRAW");
     }
     /* Thresholds too low. */
@@ -402,6 +408,277 @@ T_TEST(topk_small_waits_for_wait_list) {
   ASSERT_EQ_U64(idx[0], perm[0]);
 }
 
+/* ------------------------------------------------- outputs in place */
+/* Each way top-k writes its outputs, forced by the knobs (unset: NULL)
+ * with a k that takes it at n = OUT_N, and the path it must report: the
+ * path of a small k (topk_small_final), the sampled path read early (its
+ * candidates sorted, then copied out), read late with topk_final (k up to
+ * 512), with topk_settle (indices; keys alone sort and copy), and with the
+ * two sorts and copies (CLSORT_TOPK_SETTLE=0), its misses early and late
+ * (the radix select, then the copies), the radix select alone, the full
+ * sort of a large k (k 0 here: n / 2). Outputs used in place take the
+ * late read through topk_final only (top_k.c): topk_settle and the two
+ * sorts' copies then read early, and run where the outputs are staged. */
+enum { OUT_N = 100003 };
+typedef struct out_path {
+  const char *name, *topk, *check, *settle;
+  size_t k;
+  int want;
+} out_path;
+static const out_path out_paths[] = {
+    {"small k", "small", NULL, NULL, 5, PATH_SMALL},
+    {"sampled, early", NULL, "early", NULL, 1000, PATH_SAMPLED},
+    {"sampled, late, final", NULL, "late", NULL, 300, PATH_SAMPLED},
+    {"sampled, late, settled", NULL, "late", NULL, 1000, PATH_SAMPLED},
+    {"sampled, late, two sorts", NULL, "late", "0", 1000, PATH_SAMPLED},
+    {"missed, early", "low", "early", NULL, 1000, PATH_FALLBACK},
+    {"missed, late", "low", "late", NULL, 300, PATH_FALLBACK},
+    {"radix select", "radix", NULL, NULL, 3000, PATH_RADIX},
+    {"full sort", NULL, NULL, NULL, 0, PATH_SORT_ALL},
+};
+enum { OUT_PATHS = sizeof out_paths / sizeof out_paths[0] };
+
+static void knob(const char *name, const char *value) {
+  if (value) setenv(name, value, 1);
+  else unsetenv(name);
+}
+
+static size_t path_k(const out_path *p) { return p->k ? p->k : OUT_N / 2; }
+
+/* One top-k of the host form (path p) into outputs the caller placed
+ * (either NULL), each with `before` and `after` bytes around it that it
+ * poisons and that must stay so, checked against the stable order (perm);
+ * keys untouched. Returns the bytes it staged (clsort__test_take_staging). */
+static size_t top_k_into(clsort_type t, const void *keys, size_t k, size_t is,
+                         const clsort_options *o, const size_t *perm, const out_path *p,
+                         char *out, char *idx, size_t before, size_t after) {
+  size_t ks = clsort_type_size(t), n = OUT_N;
+  if (!idx) is = 0;
+  t_label("%s top_k n=%zu k=%zu (%s): keys %s, %zu-byte indices %s, %s", clsort_type_name(t), n,
+          k, p->name, out ? "out" : "none", is, idx ? "out" : "none", t_opt_name(o));
+  knob("CLSORT_TOPK", p->topk);
+  knob("CLSORT_TOPK_CHECK", p->check);
+  knob("CLSORT_TOPK_SETTLE", p->settle);
+  if (out) t_poison(out - before, before + k * ks + after);
+  if (idx) t_poison(idx - before, before + k * is + after);
+  clsort__test_take_staging(T_CTX);
+  clsort_status st = clsort_top_k(T_CTX, t, keys, n, k, out, idx, is ? is : 4, o);
+  size_t staged = clsort__test_take_staging(T_CTX);
+  knob("CLSORT_TOPK", NULL);
+  knob("CLSORT_TOPK_CHECK", NULL);
+  knob("CLSORT_TOPK_SETTLE", NULL);
+  if (st != CLSORT_SUCCESS)
+    ck_abort_msg("%s: returned %s: %s", t_where(), t_status_name(st), t_last_error());
+  expect_path(p->want);
+  if (out) {
+    char *want = t_alloc(k * ks);
+    t_gather(keys, perm, k, ks, want);
+    ASSERT_EQ_ELEMS(out, want, k, ks);
+    t_release_now(want);
+    ASSERT_POISON(out - before, 0, before);
+    ASSERT_POISON(out, k * ks, k * ks + after);
+  }
+  if (idx) {
+    t_check_payload_exact(idx, is, perm, k, true);
+    ASSERT_POISON(idx - before, 0, before);
+    ASSERT_POISON(idx, k * is, k * is + after);
+  }
+  return staged;
+}
+
+/* A page-aligned block of `bytes`, for placing arrays in it by hand. */
+static char *page_block(size_t bytes) {
+  char *m = t_alloc(bytes + 4096);
+  return m + (4096 - (uintptr_t)m % 4096) % 4096;
+}
+
+/* _i = type. Top-k's outputs where callers put them, aligned to their
+ * elements but not as the device wants (128 bytes on PoCL): 1 to 15
+ * elements into a page-aligned block, the keys 16 bytes past a page
+ * (t_alloc). A CPU device writes them in place from their origins
+ * (topk_small_final, topk_final, topk_settle and the copies add them):
+ * nothing staged; each path, keys alone, indices alone or both, 4- and
+ * 8-byte indices, both directions, the bytes around them untouched. */
+T_TEST(topk_outputs_offsets) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "topk_outputs_offsets");
+  r.s[0] ^= (uint64_t)_i;
+  size_t ks = clsort_type_size(t), n = OUT_N, kmax = n / 2;
+  bool cpu = clsort__cpu_shape(T_CTX);
+  char *keys = t_alloc(n * ks);
+  t_gen_keys(&r, t, D_UNIFORM, keys, n);
+  clsort_options o[2] = {opts(false), opts(true)};
+  size_t *perm[2] = {t_ref_permutation(t, keys, n, &o[0]), t_ref_permutation(t, keys, n, &o[1])};
+  char *kb = page_block((16 + kmax + GUARD) * ks), *ib = page_block((16 + kmax + GUARD) * 8);
+  size_t step = (size_t)_i;
+  for (size_t p = 0; p < OUT_PATHS; p++)
+    for (size_t off = 1; off < 16; off++, step++) {
+      size_t is = step % 2 ? 8 : 4, k = path_k(&out_paths[p]);
+      int outputs = (int)(step % 3); /* 0: both, 1: keys alone, 2: indices alone */
+      /* The two outputs at other offsets: their origins differ. */
+      char *out = outputs == 2 ? NULL : kb + off * ks;
+      char *idx = outputs == 1 ? NULL : ib + (16 - off) * is;
+      size_t before = (off < 16 - off ? off : 16 - off) * 4, d = (step / 3) % 2;
+      size_t staged = top_k_into(t, keys, k, is, &o[d], perm[d], &out_paths[p], out, idx, before,
+                                 GUARD * ks);
+      if (cpu) ASSERT_EQ_U64(staged, 0);
+    }
+}
+
+/* _i: u32 ascending, f64 descending. Each path's outputs (and keys)
+ * against an inaccessible page after them and before them (a write or
+ * read past either end faults); the keys and both outputs back to back in
+ * one allocation (t_layout: one buffer on a CPU device, three origins),
+ * in both orders, nothing between them written; all in place on a CPU
+ * device. Then outputs a byte off their elements: staged, exact; and keys
+ * so, the outputs in place: only the keys staged, as select stages them. */
+T_TEST(topk_outputs_guarded) {
+  clsort_type t = _i == 0 ? CLSORT_U32 : CLSORT_F64;
+  if (t_skip_type(t)) return;
+  t_rng r;
+  t_rng_init(&r, "topk_outputs_guarded");
+  r.s[0] ^= (uint64_t)_i;
+  size_t ks = clsort_type_size(t), n = OUT_N;
+  bool cpu = clsort__cpu_shape(T_CTX);
+  clsort_options o = opts(_i == 1);
+  char *src = t_alloc(n * ks);
+  t_gen_keys(&r, t, D_UNIFORM, src, n);
+  size_t *perm = t_ref_permutation(t, src, n, &o);
+  for (size_t p = 0; p < OUT_PATHS; p++) {
+    const out_path *path = &out_paths[p];
+    size_t k = path_k(path), is = p % 2 ? 4 : 8;
+    for (int at_end = 0; at_end < 2; at_end++) {
+      char *keys = t_guarded(n * ks, !at_end), *out = t_guarded(k * ks, at_end);
+      char *idx = t_guarded(k * is, at_end);
+      memcpy(keys, src, n * ks);
+      size_t staged = top_k_into(t, keys, k, is, &o, perm, path, out, idx, 0, 0);
+      if (cpu) ASSERT_EQ_U64(staged, 0);
+    }
+    for (int layout = 0; layout < 2; layout++) {
+      const size_t bytes[3] = {n * ks, k * ks, k * is}, elems[3] = {ks, ks, is};
+      t_layout l;
+      /* 16 bytes past a page as malloc's, or one element of the first
+       * (the indices, reversed). */
+      t_layout_make(&l, 3, bytes, elems, layout ? is : 16, layout == 1);
+      memcpy(l.p[0], src, n * ks);
+      t_layout_snapshot(&l);
+      knob("CLSORT_TOPK", path->topk);
+      knob("CLSORT_TOPK_CHECK", path->check);
+      knob("CLSORT_TOPK_SETTLE", path->settle);
+      t_label("%s top_k k=%zu (%s): keys and outputs back to back%s", clsort_type_name(t), k,
+              path->name, layout ? ", outputs first" : "");
+      clsort__test_take_staging(T_CTX);
+      clsort_status st = clsort_top_k(T_CTX, t, l.p[0], n, k, l.p[1], l.p[2], is, &o);
+      size_t staged = clsort__test_take_staging(T_CTX);
+      knob("CLSORT_TOPK", NULL);
+      knob("CLSORT_TOPK_CHECK", NULL);
+      knob("CLSORT_TOPK_SETTLE", NULL);
+      if (st != CLSORT_SUCCESS)
+        ck_abort_msg("%s: returned %s: %s", t_where(), t_status_name(st), t_last_error());
+      expect_path(path->want);
+      if (cpu) ASSERT_EQ_U64(staged, 0);
+      char *want = t_alloc(k * ks);
+      t_gather(src, perm, k, ks, want);
+      ASSERT_EQ_ELEMS(l.p[1], want, k, ks);
+      t_release_now(want);
+      t_check_payload_exact(l.p[2], is, perm, k, true);
+      t_layout_check(&l, 1u << 1 | 1u << 2);
+    }
+  }
+  /* A byte off: the outputs staged, then the keys alone. */
+  size_t k = 1000;
+  char *kb = page_block((k + 2 * GUARD) * 8), *ib = page_block((k + 2 * GUARD) * 8);
+  char *keys = t_alloc(n * ks + 1);
+  memcpy(keys, src, n * ks);
+  for (size_t p = 0; p < OUT_PATHS; p++) {
+    const out_path *path = &out_paths[p];
+    size_t kp = path->k && path->k < k ? path->k : k, is = p % 2 ? 4 : 8;
+    /* The full sort needs k >= n / 4: its outputs are staged as any. */
+    if (!path->k) continue;
+    size_t staged =
+        top_k_into(t, keys, kp, is, &o, perm, path, kb + 9, ib + 9, 9, GUARD * ks);
+    ASSERT_GT_U64(staged, 0);
+  }
+  char *off_keys = keys + 1;
+  memmove(off_keys, keys, n * ks);
+  unsigned char got[8];
+  clsort__test_take_staging(T_CTX);
+  ASSERT_OK(clsort_select(T_CTX, t, off_keys, n, k, got, &o));
+  size_t keys_staged = clsort__test_take_staging(T_CTX);
+  ASSERT_GT_U64(keys_staged, 0);
+  for (size_t p = 0; p < OUT_PATHS; p++) {
+    const out_path *path = &out_paths[p];
+    size_t kp = path_k(path), is = p % 2 ? 8 : 4;
+    char *out = page_block((kp + 2 * GUARD) * ks) + 3 * ks;
+    char *idx = page_block((kp + 2 * GUARD) * is) + 5 * is;
+    size_t staged = top_k_into(t, off_keys, kp, is, &o, perm, path, out, idx, 12, GUARD * ks);
+    if (cpu) ASSERT_EQ_U64(staged, keys_staged);
+    else ASSERT_GT_U64(staged, keys_staged);
+  }
+}
+
+/* u32. Each allocation of a top-k into outputs used
+ * in place failing in turn (CLSORT_FAIL_ALLOC_AFTER=N on a fresh context,
+ * N walked up from 0): every failure returns CLSORT_ERROR_OUT_OF_MEMORY
+ * with the outputs as they were. The call is the late read's miss
+ * (CLSORT_TOPK=tight: a buffer of one candidate; CLSORT_TOPK_CHECK=late)
+ * with k above topk_final's, whose topk_settle would write the outputs
+ * before the fallback allocates: in place such a k reads early (top_k.c).
+ * Some sites tolerate the failure (a program not loaded from the disk
+ * cache is built): the walk ends after FAULT_TAIL successes in a row. */
+enum { FAULT_TAIL = 16, FAULT_MAX = 1000 };
+T_TEST(topk_outputs_faults) {
+  clsort_type t = CLSORT_U32;
+  t_rng r;
+  t_rng_init(&r, "topk_outputs_faults");
+  size_t ks = clsort_type_size(t), n = 20000, k = 1000, is = 4;
+  clsort_options o = opts(false);
+  char *keys = t_alloc(n * ks), *want = t_alloc(k * ks);
+  t_gen_keys(&r, t, D_UNIFORM, keys, n);
+  size_t *perm = t_ref_permutation(t, keys, n, &o);
+  t_gather(keys, perm, k, ks, want);
+  char *out = t_alloc((k + GUARD) * ks), *idx = t_alloc((k + GUARD) * is);
+  unsigned failed = 0, tail = 0;
+  long fail_after = 0;
+  for (; fail_after < FAULT_MAX && tail < FAULT_TAIL; fail_after++) {
+    char value[32];
+    snprintf(value, sizeof value, "%ld", fail_after);
+    t_label("%s top_k n=%zu k=%zu, a late miss, CLSORT_FAIL_ALLOC_AFTER=%ld", clsort_type_name(t),
+            n, k, fail_after);
+    setenv("CLSORT_FAIL_ALLOC_AFTER", value, 1);
+    clsort_context *c = NULL;
+    clsort_status st = t_context_create(&c);
+    unsetenv("CLSORT_FAIL_ALLOC_AFTER");
+    if (st == CLSORT_ERROR_OUT_OF_MEMORY) continue;
+    ASSERT_OK(st);
+    t_own_context(c);
+    t_poison(out, (k + GUARD) * ks);
+    t_poison(idx, (k + GUARD) * is);
+    setenv("CLSORT_TOPK", "tight", 1);
+    setenv("CLSORT_TOPK_CHECK", "late", 1);
+    st = clsort_top_k(c, t, keys, n, k, out, idx, is, &o);
+    unsetenv("CLSORT_TOPK");
+    unsetenv("CLSORT_TOPK_CHECK");
+    t_release_now(c);
+    if (st == CLSORT_SUCCESS) {
+      tail++;
+      ASSERT_EQ_U64(clsort__test_top_k_path(), PATH_FALLBACK);
+      ASSERT_EQ_ELEMS(out, want, k, ks);
+      t_check_payload_exact(idx, is, perm, k, true);
+      continue;
+    }
+    tail = 0;
+    failed++;
+    ASSERT_STATUS(st, CLSORT_ERROR_OUT_OF_MEMORY);
+    ASSERT_POISON(out, 0, (k + GUARD) * ks);
+    ASSERT_POISON(idx, 0, (k + GUARD) * is);
+  }
+  ASSERT_LT_U64(fail_after, FAULT_MAX);
+  ASSERT_GT_U64(failed, 0);
+}
+
 /* ------------------------------------------------------------- errors */
 enum { EN = 64 };
 
@@ -483,6 +760,9 @@ static void add(Suite *s, unsigned tiers) {
     tcase_add_loop_test(tc, topk_types, 0, 6);
     tcase_add_loop_test(tc, topk_boundary_ties, 0, 2);
     tcase_add_loop_test(tc, topk_layouts, 0, 2);
+    tcase_add_loop_test(tc, topk_outputs_offsets, 0, 6);
+    tcase_add_loop_test(tc, topk_outputs_guarded, 0, 2);
+    tcase_add_test(tc, topk_outputs_faults);
   }
   if (all || t_part_selected("sampled")) {
     tcase_add_loop_test(tc, topk_sampled, 0, 2);
