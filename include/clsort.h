@@ -334,7 +334,11 @@ CLSORT_API void clsort_context_set_progress_callback(clsort_context *ctx,
  * stores its address in *ptr. Host-array calls on this context recognise
  * arrays that lie in such memory and transfer them straight from and to
  * it, at the link's full speed, without staging; other arrays are staged
- * through pinned buffers the context owns. On CPU devices it is ordinary
+ * through pinned buffers the context owns (a radix sort of 2^26 keys or
+ * more from such arrays on an NVIDIA GPU sorts by the top 8 bits first,
+ * so that parts of the result travel back while the rest sorts, where the
+ * device's memory, or the context's cap, holds the arrays twice beside
+ * the sort's scratch). On CPU devices it is ordinary
  * memory. The memory stays valid until clsort_host_free or the release of
  * the context. Returns CLSORT_SUCCESS, CLSORT_ERROR_INVALID_ARGUMENT (ctx
  * or ptr NULL; bytes 0), CLSORT_ERROR_OUT_OF_MEMORY or CLSORT_ERROR_OPENCL;
