@@ -87,6 +87,7 @@ typedef enum clsort__slot {
   SLOT_SEGMENT_PARTS, /* the long segments' merge co-ranks */
   SLOT_SEGMENT_TMP,  /* the CPUs' stable segment sort's scratch: keys, */
   SLOT_SEGMENT_TMP_VALUES, /* values */
+  SLOT_LEAF_VALUES,  /* the CPU leaves' values, half a page from their keys */
   SLOT_SELECT_A,     /* the radix select's candidates (ping-pong), */
   SLOT_SELECT_B,     /* then top-k's keys and positions */
   SLOT_SELECT_TABLE, /* the digit histogram */

@@ -55,14 +55,16 @@ clsort_status clsort__cpu_split_levels(clsort_context *ctx, clsort__cpu_leaves *
 }
 
 size_t clsort__cpu_leaves_host_bytes(size_t cap, size_t bins) {
-  return (6 * cap + bins + 1) * sizeof(cl_ulong) + cap * sizeof(size_t) + bins * sizeof(double);
+  return (6 * cap + 2 * (bins + 1)) * sizeof(cl_ulong) + cap * sizeof(size_t) +
+         bins * sizeof(double);
 }
 
 void clsort__cpu_leaves_init(clsort__cpu_leaves *l, void *host, size_t cap, size_t bins) {
   l->list = host;
   l->grouped = l->list + 3 * cap;
   l->bin_start = l->grouped + 3 * cap;
-  l->bin_of = (size_t *)(void *)(l->bin_start + bins + 1);
+  l->rooms = l->bin_start + bins + 1;
+  l->bin_of = (size_t *)(void *)(l->rooms + bins + 1);
   l->load = (double *)(void *)(l->bin_of + cap);
   l->cap = cap;
   l->bins = bins;
@@ -90,6 +92,38 @@ static double leaf_work(const cl_ulong *l) {
 static int more_work_first(const void *a, const void *b) {
   double x = leaf_work(a), y = leaf_work(b);
   return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The leaves' spare values (quick_cpu.cl's qc_sort_pairs), for keys and
+ * values of one size: each bin's room holds its longest leaf to sort and
+ * a page more to choose the place from (at most the sort's values and a
+ * page a bin); rooms[b] is where bin b's begins. Else no room (all 0, any
+ * buffer): also when the memory for it is not there, since the levels
+ * before may have written the caller's arrays, and the leaves sort as well
+ * where they are, only slower. */
+static clsort_status spare_values(clsort_context *ctx, clsort__cpu_leaves *l,
+                                  const clsort__sort_job *job, size_t bins, cl_mem any,
+                                  cl_mem *spare) {
+  size_t vs = job->value_size;
+  *spare = any;
+  memset(l->rooms, 0, (bins + 1) * sizeof(cl_ulong));
+  if (!vs || vs != clsort_type_size(job->type)) return CLSORT_SUCCESS;
+  for (size_t b = 0, at = 0; b < bins; b++) {
+    size_t longest = 0;
+    for (size_t i = l->bin_start[b]; i < l->bin_start[b + 1]; i++) {
+      const cl_ulong *e = l->grouped + 3 * i;
+      if ((e[2] & 4) && e[1] - e[0] > longest) longest = e[1] - e[0];
+    }
+    at += longest ? longest + 4096 / vs : 0;
+    l->rooms[b + 1] = at;
+  }
+  if (l->rooms[bins] == 0) return CLSORT_SUCCESS;
+  if (clsort__scratch(ctx, SLOT_LEAF_VALUES, l->rooms[bins] * vs, spare) != CLSORT_SUCCESS) {
+    clsort__clear_error();
+    *spare = any;
+    memset(l->rooms, 0, (bins + 1) * sizeof(cl_ulong));
+  }
+  return CLSORT_SUCCESS;
 }
 
 clsort_status clsort__cpu_leaves_run(clsort_context *ctx, clsort__cpu_leaves *l, cl_kernel kernel,
@@ -122,8 +156,14 @@ clsort_status clsort__cpu_leaves_run(clsort_context *ctx, clsort__cpu_leaves *l,
   int kind = clsort__key_kind(job->type), desc = job->descending, mi = job->make_index;
   cl_ulong2 at0 = clsort__pair_at(job, k[0], v[0]);
   cl_ulong2 at2 = clsort__pair_at(job, k[2], v[2]);
-  clsort__arg args[] = {ARG(k[0]), ARG(k[1]), ARG(k[2]), ARG(v[0]),   ARG(v[1]),
-                        ARG(v[2]), ARG(at0),  ARG(at2),  ARG(aux),    ARG(bins_at),
-                        ARG(mi),   ARG(kind), ARG(desc)};
-  return clsort__launch(ctx, kernel, bins, 1, 13, args, 0, NULL, NULL);
+  cl_mem spare;
+  FORWARD_IF_ERROR(spare_values(ctx, l, job, bins, v[0], &spare));
+  FORWARD_IF_ERROR(CL_CHECK(clEnqueueWriteBuffer(ctx->queue, aux, CL_TRUE,
+                                                 (bins_at + bins + 1) * sizeof(cl_ulong),
+                                                 (bins + 1) * sizeof(cl_ulong), l->rooms, 0,
+                                                 NULL, NULL)));
+  clsort__arg args[] = {ARG(k[0]), ARG(k[1]), ARG(k[2]), ARG(v[0]), ARG(v[1]),
+                        ARG(v[2]), ARG(at0),  ARG(at2),  ARG(aux),  ARG(bins_at),
+                        ARG(mi),   ARG(kind), ARG(desc), ARG(spare)};
+  return clsort__launch(ctx, kernel, bins, 1, 14, args, 0, NULL, NULL);
 }

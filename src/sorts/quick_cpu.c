@@ -91,7 +91,7 @@ static clsort_status prepare(clsort_context *ctx, plan *p, shape s) {
   p->results_at = WORDS * p->chunk_cap;
   p->bins_at = 3 * p->leaf_cap;
   size_t aux_words =
-      clsort__max(p->results_at + RESULT_WORDS * p->chunk_cap, p->bins_at + p->bins + 1);
+      clsort__max(p->results_at + RESULT_WORDS * p->chunk_cap, p->bins_at + 2 * (p->bins + 1));
   p->samples = s.samples;
   FORWARD_IF_ERROR(get_kernels(ctx, p));
 

@@ -125,7 +125,7 @@ static clsort_status prepare(clsort_context *ctx, plan *p, shape s) {
   p->splitters_at = p->table_at + (cl_ulong)BUCKETS * p->chunk_cap;
   p->samples_at = p->splitters_at + 2 * ways * p->seg_cap;
   p->bins_at = 3 * leaf_cap;
-  size_t aux_words = clsort__max(p->samples_at + p->sample_cap, p->bins_at + cus + 1);
+  size_t aux_words = clsort__max(p->samples_at + p->sample_cap, p->bins_at + 2 * (cus + 1));
   FORWARD_IF_ERROR(get_kernels(ctx, p));
 
   FORWARD_IF_ERROR(clsort__cpu_split_buffers(ctx, job, p->k, p->v));

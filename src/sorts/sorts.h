@@ -126,7 +126,7 @@ typedef struct clsort__cpu_segment {
  * come from the caller (clsort__cpu_leaves_host_bytes for `cap` ranges
  * and `bins` work-items); nothing here allocates. */
 typedef struct clsort__cpu_leaves {
-  cl_ulong *list, *grouped, *bin_start;
+  cl_ulong *list, *grouped, *bin_start, *rooms;
   size_t *bin_of;
   double *load;
   size_t count, cap, bins;
@@ -138,7 +138,9 @@ void clsort__cpu_leaves_add(clsort__cpu_leaves *l, size_t begin, size_t len, uns
                             bool sort);
 /* Packs the ranges into bins and launches `kernel` (qcpu_leaves) over the
  * sort's three key and value buffers; the list goes to the start of aux,
- * the bins to aux[bins_at]: aux must hold 3 cap + bins + 1 words there. */
+ * the bins to aux[bins_at], then each bin's room of spare values (for
+ * pairs whose keys and values share page offsets; quick_cpu.cl's
+ * qc_sort_pairs): aux must hold 3 cap + 2 (bins + 1) words there. */
 clsort_status clsort__cpu_leaves_run(clsort_context *ctx, clsort__cpu_leaves *l, cl_kernel kernel,
                                      const clsort__sort_job *job, const cl_mem k[3],
                                      const cl_mem v[3], cl_mem aux, cl_ulong bins_at);

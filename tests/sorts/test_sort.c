@@ -597,6 +597,64 @@ T_TEST(sort_host_origins) {
   ASSERT_POISON(block, (size_t)(vals - block) + n * vs, bytes);
 }
 
+/* Keys and values of one size at the same place of their pages (and, as
+ * a control, half a page apart): the quicksort's and the sample sort's
+ * CPU leaves then sort the values in spare memory half a page from their
+ * keys (quick_cpu.cl's qc_sort_pairs) and copy them back. Outputs checked
+ * (unstable: each payload with its key), the bytes around untouched.
+ * _i: type, then its size's pairs or argsort. */
+static const clsort_type page_types[] = {CLSORT_U32, CLSORT_F32, CLSORT_U64, CLSORT_I64};
+#define NPAGE_CASES (2 * sizeof page_types / sizeof page_types[0])
+
+T_TEST(sort_pairs_page_offsets) {
+  clsort_type t = page_types[_i / 2];
+  if (t_skip_type(t)) return;
+  size_t es = clsort_type_size(t);
+  int m = es == 4 ? (_i % 2 ? M_ARG4 : M_PAIRS4) : (_i % 2 ? M_ARG8 : M_PAIRS8);
+  bool indices = t_mode_is_argsort(m);
+  t_rng r;
+  t_rng_init(&r, "sort_pairs_page_offsets");
+  r.s[0] ^= (uint64_t)_i;
+  static const size_t sizes[] = {70001, 300007};
+  static const size_t offsets[][2] = {{0, 0}, {16, 16}, {200, 72}, {0, 2048}};
+  static const clsort_algorithm algorithms[] = {CLSORT_QUICK, CLSORT_SAMPLE};
+  for (size_t si = 0; si < 2; si++) {
+    size_t n = sizes[si];
+    unsigned char *keys = t_alloc(n * es);
+    t_gen_keys(&r, t, si ? D_FEW : D_UNIFORM, keys, n);
+    for (size_t oi = 0; oi < sizeof offsets / sizeof offsets[0]; oi++)
+      for (size_t ai = 0; ai < 2; ai++) {
+        clsort_options o = {algorithms[ai], (oi + ai) % 2 ? CLSORT_DESCENDING : 0u, 0u, 0u};
+        t_label("%s %s n=%zu %s, keys %zu and payload %zu bytes past a page", t_mode_names[m],
+                clsort_type_name(t), n, t_opt_name(&o), offsets[oi][0], offsets[oi][1]);
+        unsigned char *kb, *vb;
+        size_t kbb, vbb;
+        unsigned char *k = poisoned_at(n * es, offsets[oi][0], &kb, &kbb);
+        unsigned char *v = poisoned_at(n * es, offsets[oi][1], &vb, &vbb);
+        memcpy(k, keys, n * es);
+        if (indices) {
+          ASSERT_OK(clsort_argsort(T_CTX, t, k, v, es, n, &o));
+        } else {
+          t_fill_pair_values(v, es, n);
+          ASSERT_OK(clsort_sort_pairs(T_CTX, t, k, v, es, n, &o));
+        }
+        size_t *perm = t_ref_permutation(t, keys, n, &o);
+        unsigned char *want = t_alloc(n * es);
+        t_gather(keys, perm, n, es, want);
+        t_check_outputs(t, keys, want, perm, k, v, es, n, &o, indices);
+        ASSERT_POISON(kb, 0, (size_t)(k - kb));
+        ASSERT_POISON(kb, (size_t)(k - kb) + n * es, kbb);
+        ASSERT_POISON(vb, 0, (size_t)(v - vb));
+        ASSERT_POISON(vb, (size_t)(v - vb) + n * es, vbb);
+        t_release_now(want);
+        t_release_now(perm);
+        t_release_now(vb);
+        t_release_now(kb);
+      }
+    t_release_now(keys);
+  }
+}
+
 /* One pairs sort or argsort (mode) of `keys` in the layout l (keys p[0],
  * payload p[1]), checked: the outputs against the stable reference, the
  * rest of the block as it was (an argsort's keys too). Returns whether
@@ -941,6 +999,7 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_test(tc, sort_zero_length);
       tcase_add_loop_test(tc, sort_scratch_memory, 0, 2);
       tcase_add_loop_test(tc, sort_host_origins, 0, (int)NORIGIN_TYPES);
+      tcase_add_loop_test(tc, sort_pairs_page_offsets, 0, (int)NPAGE_CASES);
       tcase_add_loop_test(tc, sort_host_groups, 0, 3);
     }
     if (t_part_selected("split")) {
