@@ -62,18 +62,6 @@ static _Thread_local size_t last_split_groups;
 
 size_t clsort__test_split_groups(void) { return last_split_groups; }
 
-/* Where sub-buffers may start: CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least
- * 256 bytes. */
-static size_t sub_buffer_align(const clsort_context *ctx) {
-  cl_uint bits = 0;
-  size_t align = 256;
-  if (clGetDeviceInfo(ctx->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) ==
-          CL_SUCCESS &&
-      bits / 8 > align)
-    align = bits / 8;
-  return align;
-}
-
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* Whether the job splits: a radix sort on the NVIDIA path of enough keys
@@ -321,7 +309,7 @@ clsort_status clsort__sort_staged(clsort_context *ctx, const clsort_options *o,
                                   clsort__sort_job job, void *keys, const void *keys_const,
                                   void *values) {
   last_split_groups = 0;
-  size_t align = sub_buffer_align(ctx);
+  size_t align = clsort__sub_buffer_align(ctx);
   if (splits(ctx, o, &job, keys_const, values, align))
     return sort_split(ctx, job, keys, keys_const, values, align);
   size_t n = job.n, key_bytes = n * clsort_type_size(job.type), value_bytes = n * job.value_size;
