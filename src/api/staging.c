@@ -62,20 +62,17 @@ static _Thread_local size_t last_split_groups;
 
 size_t clsort__test_split_groups(void) { return last_split_groups; }
 
-static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
-
 /* Whether the job splits: a radix sort on the NVIDIA path of enough keys
  * with more than 8 bits to sort, from pageable arrays (pinned ones already
  * move at the link's rate), with room for the top pass's output. */
 static bool splits(clsort_context *ctx, const clsort_options *o, const clsort__sort_job *job,
-                   const void *keys_const, const void *values, size_t align) {
+                   const void *keys_const, const void *values) {
   size_t n = job->n, ks = clsort_type_size(job->type), vs = job->value_size;
   if (n < split_config_get().min_n || job->end_bit - job->begin_bit <= 8) return false;
   if (!clsort__runs_radix(ctx, o, job) || !clsort__radix_splits_top(ctx)) return false;
   if (clsort__is_pinned(ctx, keys_const, n * ks)) return false;
   if (vs && !job->make_index && clsort__is_pinned(ctx, values, n * vs)) return false;
-  double extra = (double)n * (double)(ks + vs) + 2.0 * SPLIT_MAX_GROUPS * (double)align;
-  return clsort__fits_in_core_with(ctx, job, extra);
+  return clsort__fits_in_core_with(ctx, job, (double)n * (double)(ks + vs));
 }
 
 /* The groups' bounds in the output: digit boundaries from the top pass's
@@ -103,13 +100,11 @@ static size_t plan_groups(const size_t starts[257], size_t n, split_config c, si
 typedef struct split {
   clsort_context *ctx;
   clsort__sort_job sub;  /* the groups' sort, less its buffers and n */
-  cl_mem tk, tv;         /* the top pass's output */
-  cl_mem kbuf, vbuf;     /* the groups, each at an aligned place */
+  cl_mem tk, tv;         /* the top pass's output, then the result */
+  cl_mem kbuf, vbuf;     /* the upload, then where each group sorts */
   size_t ks, vs, groups;
   size_t keys_piece; /* the download's piece of keys (values come first) */
   size_t bounds[SPLIT_MAX_GROUPS + 1];
-  size_t kat[SPLIT_MAX_GROUPS], vat[SPLIT_MAX_GROUPS]; /* bytes into kbuf, vbuf */
-  cl_mem subk[SPLIT_MAX_GROUPS], subv[SPLIT_MAX_GROUPS];
   cl_event done[SPLIT_MAX_GROUPS];
   /* The enqueuing thread: groups [0, ready) have their done[] events, or
    * it stopped at a failure (failed, message). Under lock. */
@@ -122,18 +117,13 @@ typedef struct split {
   char message[512];
 } split;
 
-static clsort_status sub_buffer(cl_mem parent, size_t at, size_t bytes, cl_mem *out) {
-  cl_buffer_region region = {at, bytes};
-  cl_int err;
-  *out = clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-  return CL_CHECK(err);
-}
-
-/* Group g: its keys (and values) from the top pass's output to an
- * aligned place (sorts take buffers from their start), sorted there, and
- * back: the groups lie in the output in order, so the download reads it
- * in whole slots, as the plain staged sort's does (call 3: a read per
- * group cost 0.2-0.3 ms at 2^24). done[g] completes with it. */
+/* Group g: its keys (and values) from the top pass's output to the start
+ * of the upload's buffers, free once the top pass has read them (sorts
+ * take buffers from their start; the in-order queue keeps each group's
+ * copy behind the last one's), sorted there, and back: the groups lie in
+ * the output in order, so the download reads it in whole slots, as the
+ * plain staged sort's does (call 3: a read per group cost 0.2-0.3 ms at
+ * 2^24). done[g] completes with it. */
 static clsort_status copy(clsort_context *ctx, cl_mem from, size_t from_at, cl_mem to,
                           size_t to_at, size_t bytes) {
   return CL_CHECK(
@@ -144,15 +134,15 @@ static clsort_status enqueue_group(split *s, size_t g) {
   clsort_context *ctx = s->ctx;
   size_t first = s->bounds[g], len = s->bounds[g + 1] - first;
   if (len >= 2) {
-    FORWARD_IF_ERROR(copy(ctx, s->tk, first * s->ks, s->kbuf, s->kat[g], len * s->ks));
-    if (s->vs) FORWARD_IF_ERROR(copy(ctx, s->tv, first * s->vs, s->vbuf, s->vat[g], len * s->vs));
+    FORWARD_IF_ERROR(copy(ctx, s->tk, first * s->ks, s->kbuf, 0, len * s->ks));
+    if (s->vs) FORWARD_IF_ERROR(copy(ctx, s->tv, first * s->vs, s->vbuf, 0, len * s->vs));
     clsort__sort_job job = s->sub;
     job.n = len;
-    job.keys_in = job.keys_out = s->subk[g];
-    job.vals_in = job.vals_out = s->vs ? s->subv[g] : NULL;
+    job.keys_in = job.keys_out = s->kbuf;
+    job.vals_in = job.vals_out = s->vs ? s->vbuf : NULL;
     FORWARD_IF_ERROR(clsort__radix_sort(ctx, &job));
-    FORWARD_IF_ERROR(copy(ctx, s->kbuf, s->kat[g], s->tk, first * s->ks, len * s->ks));
-    if (s->vs) FORWARD_IF_ERROR(copy(ctx, s->vbuf, s->vat[g], s->tv, first * s->vs, len * s->vs));
+    FORWARD_IF_ERROR(copy(ctx, s->kbuf, 0, s->tk, first * s->ks, len * s->ks));
+    if (s->vs) FORWARD_IF_ERROR(copy(ctx, s->vbuf, 0, s->tv, first * s->vs, len * s->vs));
   }
   FORWARD_IF_ERROR(clsort__marker(ctx, &s->done[g]));
   return CL_CHECK(clFlush(ctx->queue));
@@ -213,11 +203,11 @@ static clsort_status group_ready(void *arg, size_t i, size_t end, bool block, cl
   return CLSORT_SUCCESS;
 }
 
-/* The split sort, after the upload (`uploaded`): the top pass from kbuf
- * into the split's own buffers, then the groups back into kbuf and vbuf,
- * each downloaded as soon as it is sorted. */
+/* The split sort, after the upload: the top pass from kbuf into the
+ * split's own buffers, then the groups sorted through kbuf and vbuf, each
+ * downloaded as soon as it is back. */
 static clsort_status run_split(clsort_context *ctx, clsort__sort_job job, split *s, void *keys,
-                               void *values, size_t align) {
+                               void *values) {
   size_t n = job.n;
   clsort_status st;
   GOTO_IF_ERROR(clsort__scratch(ctx, SLOT_HOST_OUT, n * s->ks, &s->tk));
@@ -235,16 +225,6 @@ static clsort_status run_split(clsort_context *ctx, clsort__sort_job job, split 
   size_t first_es = s->vs ? s->vs : s->ks;
   s->groups = plan_groups(starts, n, split_config_get(), ctx->staging_slot_bytes / first_es,
                           s->bounds);
-  size_t kat = 0, vat = 0;
-  for (size_t g = 0; g < s->groups; g++) {
-    size_t len = s->bounds[g + 1] - s->bounds[g];
-    s->kat[g] = kat;
-    s->vat[g] = vat;
-    GOTO_IF_ERROR(sub_buffer(s->kbuf, kat, len * s->ks, &s->subk[g]));
-    if (s->vs) GOTO_IF_ERROR(sub_buffer(s->vbuf, vat, len * s->vs, &s->subv[g]));
-    kat = align_up(kat + len * s->ks, align);
-    vat = align_up(vat + len * s->vs, align);
-  }
   clsort__piece down[2];
   size_t count = 0;
   if (s->vs) down[count++] = (clsort__piece){s->tv, 0, values, n * s->vs};
@@ -259,7 +239,7 @@ cleanup:
 }
 
 static clsort_status sort_split(clsort_context *ctx, clsort__sort_job job, void *keys,
-                                const void *keys_const, void *values, size_t align) {
+                                const void *keys_const, void *values) {
   size_t n = job.n;
   split *s = clsort__malloc(ctx, sizeof *s);
   RETURN_IF(!s, CLSORT_ERROR_OUT_OF_MEMORY, "no host memory for a split's plan");
@@ -271,12 +251,8 @@ static clsort_status sort_split(clsort_context *ctx, clsort__sort_job job, void 
   s->vs = job.value_size;
   cl_event ready = NULL, uploaded = NULL;
   clsort_status st;
-  /* Room for every group at an aligned place. */
-  GOTO_IF_ERROR(
-      clsort__scratch(ctx, SLOT_HOST_IN, n * s->ks + SPLIT_MAX_GROUPS * align, &s->kbuf));
-  if (s->vs)
-    GOTO_IF_ERROR(
-        clsort__scratch(ctx, SLOT_HOST_AUX, n * s->vs + SPLIT_MAX_GROUPS * align, &s->vbuf));
+  GOTO_IF_ERROR(clsort__scratch(ctx, SLOT_HOST_IN, n * s->ks, &s->kbuf));
+  if (s->vs) GOTO_IF_ERROR(clsort__scratch(ctx, SLOT_HOST_AUX, n * s->vs, &s->vbuf));
   GOTO_IF_ERROR(clsort__marker(ctx, &ready));
   clsort__piece up[2] = {{s->kbuf, 0, (void *)keys_const, n * s->ks},
                          {s->vbuf, 0, values, n * s->vs}};
@@ -284,7 +260,7 @@ static clsort_status sort_split(clsort_context *ctx, clsort__sort_job job, void 
   GOTO_IF_ERROR(clsort__begin(ctx, 1, &uploaded));
   job.keys_in = s->kbuf;
   job.vals_in = job.make_index ? NULL : s->vbuf;
-  GOTO_IF_ERROR(run_split(ctx, job, s, keys, values, align));
+  GOTO_IF_ERROR(run_split(ctx, job, s, keys, values));
 cleanup:
   /* The thread ends once every group is enqueued or one failed. */
   if (s->started) pthread_join(s->thread, NULL);
@@ -294,11 +270,7 @@ cleanup:
   }
   pthread_cond_destroy(&s->changed);
   pthread_mutex_destroy(&s->lock);
-  for (size_t g = 0; g < SPLIT_MAX_GROUPS; g++) {
-    release(&s->done[g]);
-    if (s->subk[g]) clReleaseMemObject(s->subk[g]);
-    if (s->subv[g]) clReleaseMemObject(s->subv[g]);
-  }
+  for (size_t g = 0; g < SPLIT_MAX_GROUPS; g++) release(&s->done[g]);
   release(&ready);
   release(&uploaded);
   free(s);
@@ -309,9 +281,8 @@ clsort_status clsort__sort_staged(clsort_context *ctx, const clsort_options *o,
                                   clsort__sort_job job, void *keys, const void *keys_const,
                                   void *values) {
   last_split_groups = 0;
-  size_t align = clsort__sub_buffer_align(ctx);
-  if (splits(ctx, o, &job, keys_const, values, align))
-    return sort_split(ctx, job, keys, keys_const, values, align);
+  if (splits(ctx, o, &job, keys_const, values))
+    return sort_split(ctx, job, keys, keys_const, values);
   size_t n = job.n, key_bytes = n * clsort_type_size(job.type), value_bytes = n * job.value_size;
   cl_mem kbuf, vbuf = NULL;
   cl_event ready = NULL, uploaded = NULL, sorted = NULL;

@@ -14,25 +14,20 @@
  * never carved, never measured. */
 static bool is_staging(clsort__slot slot) {
   return slot == SLOT_HOST_IN || slot == SLOT_HOST_OUT || slot == SLOT_HOST_AUX ||
-         slot == SLOT_HOST_COUNT || slot == SLOT_HOST_OUT_VALUES;
+         slot == SLOT_HOST_COUNT;
 }
 
 bool clsort__carving(const clsort_context *ctx, clsort__slot slot) {
   return ctx->caller_scratch != NULL && !is_staging(slot);
 }
 
-size_t clsort__sub_buffer_align(const clsort_context *ctx) {
+size_t clsort__carve_bytes(const clsort_context *ctx, size_t bytes) {
   cl_uint bits = 0;
   size_t align = 256;
   if (clGetDeviceInfo(ctx->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) ==
           CL_SUCCESS &&
       bits / 8 > align)
     align = bits / 8;
-  return align;
-}
-
-size_t clsort__carve_bytes(const clsort_context *ctx, size_t bytes) {
-  size_t align = clsort__sub_buffer_align(ctx);
   if (bytes == 0) bytes = 16;
   return (bytes + align - 1) / align * align;
 }

@@ -363,9 +363,6 @@ clsort_status clsort__carve_new(clsort_context *ctx, clsort__slot slot, size_t b
 void clsort__carve_new_call(clsort_context *ctx);
 /* Adds a slot request to the measurement of clsort_scratch_bytes. */
 void clsort__measure(clsort_context *ctx, clsort__slot slot, size_t bytes);
-/* Where sub-buffers may start: CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes, at
- * least 256. */
-size_t clsort__sub_buffer_align(const clsort_context *ctx);
 /* The bytes a carve of `bytes` takes: rounded up to the device's
  * sub-buffer alignment. */
 size_t clsort__carve_bytes(const clsort_context *ctx, size_t bytes);

@@ -445,6 +445,26 @@ static void knob(const char *name, const char *value) {
 
 static size_t path_k(const out_path *p) { return p->k ? p->k : OUT_N / 2; }
 
+/* clsort_top_k of the host form along path p (its knobs set around the
+ * call), which must succeed and take that path. Returns the bytes it
+ * staged (clsort__test_take_staging). */
+static size_t run_top_k(const out_path *p, clsort_type t, const void *keys, size_t n, size_t k,
+                        void *out, void *idx, size_t is, const clsort_options *o) {
+  knob("CLSORT_TOPK", p->topk);
+  knob("CLSORT_TOPK_CHECK", p->check);
+  knob("CLSORT_TOPK_SETTLE", p->settle);
+  clsort__test_take_staging(T_CTX);
+  clsort_status st = clsort_top_k(T_CTX, t, keys, n, k, out, idx, is, o);
+  size_t staged = clsort__test_take_staging(T_CTX);
+  knob("CLSORT_TOPK", NULL);
+  knob("CLSORT_TOPK_CHECK", NULL);
+  knob("CLSORT_TOPK_SETTLE", NULL);
+  if (st != CLSORT_SUCCESS)
+    ck_abort_msg("%s: returned %s: %s", t_where(), t_status_name(st), t_last_error());
+  expect_path(p->want);
+  return staged;
+}
+
 /* One top-k of the host form (path p) into outputs the caller placed
  * (either NULL), each with `before` and `after` bytes around it that it
  * poisons and that must stay so, checked against the stable order (perm);
@@ -456,20 +476,9 @@ static size_t top_k_into(clsort_type t, const void *keys, size_t k, size_t is,
   if (!idx) is = 0;
   t_label("%s top_k n=%zu k=%zu (%s): keys %s, %zu-byte indices %s, %s", clsort_type_name(t), n,
           k, p->name, out ? "out" : "none", is, idx ? "out" : "none", t_opt_name(o));
-  knob("CLSORT_TOPK", p->topk);
-  knob("CLSORT_TOPK_CHECK", p->check);
-  knob("CLSORT_TOPK_SETTLE", p->settle);
   if (out) t_poison(out - before, before + k * ks + after);
   if (idx) t_poison(idx - before, before + k * is + after);
-  clsort__test_take_staging(T_CTX);
-  clsort_status st = clsort_top_k(T_CTX, t, keys, n, k, out, idx, is ? is : 4, o);
-  size_t staged = clsort__test_take_staging(T_CTX);
-  knob("CLSORT_TOPK", NULL);
-  knob("CLSORT_TOPK_CHECK", NULL);
-  knob("CLSORT_TOPK_SETTLE", NULL);
-  if (st != CLSORT_SUCCESS)
-    ck_abort_msg("%s: returned %s: %s", t_where(), t_status_name(st), t_last_error());
-  expect_path(p->want);
+  size_t staged = run_top_k(p, t, keys, n, k, out, idx, is ? is : 4, o);
   if (out) {
     char *want = t_alloc(k * ks);
     t_gather(keys, perm, k, ks, want);
@@ -564,20 +573,9 @@ T_TEST(topk_outputs_guarded) {
       t_layout_make(&l, 3, bytes, elems, layout ? is : 16, layout == 1);
       memcpy(l.p[0], src, n * ks);
       t_layout_snapshot(&l);
-      knob("CLSORT_TOPK", path->topk);
-      knob("CLSORT_TOPK_CHECK", path->check);
-      knob("CLSORT_TOPK_SETTLE", path->settle);
       t_label("%s top_k k=%zu (%s): keys and outputs back to back%s", clsort_type_name(t), k,
               path->name, layout ? ", outputs first" : "");
-      clsort__test_take_staging(T_CTX);
-      clsort_status st = clsort_top_k(T_CTX, t, l.p[0], n, k, l.p[1], l.p[2], is, &o);
-      size_t staged = clsort__test_take_staging(T_CTX);
-      knob("CLSORT_TOPK", NULL);
-      knob("CLSORT_TOPK_CHECK", NULL);
-      knob("CLSORT_TOPK_SETTLE", NULL);
-      if (st != CLSORT_SUCCESS)
-        ck_abort_msg("%s: returned %s: %s", t_where(), t_status_name(st), t_last_error());
-      expect_path(path->want);
+      size_t staged = run_top_k(path, t, l.p[0], n, k, l.p[1], l.p[2], is, &o);
       if (cpu) ASSERT_EQ_U64(staged, 0);
       char *want = t_alloc(k * ks);
       t_gather(src, perm, k, ks, want);

@@ -510,6 +510,31 @@ static unsigned char *poisoned_at(size_t bytes, size_t offset, unsigned char **b
   return (unsigned char *)page + offset;
 }
 
+/* The outputs k (and v, vs bytes each; NULL for keys alone) of a sort of
+ * `keys` under o, each placed in its poisoned block (kb/kbb, vb/vbb, from
+ * poisoned_at): checked against the stable reference (t_check_outputs),
+ * the bytes around them untouched; the blocks released. */
+static void check_placed(clsort_type t, const unsigned char *keys, size_t n,
+                         const clsort_options *o, bool indices, unsigned char *k,
+                         unsigned char *kb, size_t kbb, unsigned char *v, size_t vs,
+                         unsigned char *vb, size_t vbb) {
+  size_t es = clsort_type_size(t);
+  size_t *perm = t_ref_permutation(t, keys, n, o);
+  unsigned char *want = t_alloc(n * es);
+  t_gather(keys, perm, n, es, want);
+  ASSERT_POISON(kb, 0, (size_t)(k - kb));
+  ASSERT_POISON(kb, (size_t)(k - kb) + n * es, kbb);
+  t_check_outputs(t, keys, want, perm, k, v, vs, n, o, indices);
+  if (v) {
+    ASSERT_POISON(vb, 0, (size_t)(v - vb));
+    ASSERT_POISON(vb, (size_t)(v - vb) + n * vs, vbb);
+    t_release_now(vb);
+  }
+  t_release_now(want);
+  t_release_now(perm);
+  t_release_now(kb);
+}
+
 T_TEST(sort_host_origins) {
   clsort_type t = origin_types[_i];
   if (t_skip_type(t)) return;
@@ -556,20 +581,7 @@ T_TEST(sort_host_origins) {
           ASSERT_OK(clsort_sort_pairs(T_CTX, t, k, v, vs, n, &o));
         else
           ASSERT_OK(clsort_argsort(T_CTX, t, k, v, vs, n, &o));
-        size_t *perm = t_ref_permutation(t, keys, n, &o);
-        unsigned char *want = t_alloc(n * es);
-        t_gather(keys, perm, n, es, want);
-        ASSERT_POISON(kb, 0, (size_t)(k - kb));
-        ASSERT_POISON(kb, (size_t)(k - kb) + n * es, kbb);
-        t_check_outputs(t, keys, want, perm, k, v, vs, n, &o, indices);
-        if (vs) {
-          ASSERT_POISON(vb, 0, (size_t)(v - vb));
-          ASSERT_POISON(vb, (size_t)(v - vb) + n * vs, vbb);
-          t_release_now(vb);
-        }
-        t_release_now(want);
-        t_release_now(perm);
-        t_release_now(kb);
+        check_placed(t, keys, n, &o, indices, k, kb, kbb, v, vs, vb, vbb);
       }
     t_release_now(keys);
   }
@@ -638,18 +650,7 @@ T_TEST(sort_pairs_page_offsets) {
           t_fill_pair_values(v, es, n);
           ASSERT_OK(clsort_sort_pairs(T_CTX, t, k, v, es, n, &o));
         }
-        size_t *perm = t_ref_permutation(t, keys, n, &o);
-        unsigned char *want = t_alloc(n * es);
-        t_gather(keys, perm, n, es, want);
-        t_check_outputs(t, keys, want, perm, k, v, es, n, &o, indices);
-        ASSERT_POISON(kb, 0, (size_t)(k - kb));
-        ASSERT_POISON(kb, (size_t)(k - kb) + n * es, kbb);
-        ASSERT_POISON(vb, 0, (size_t)(v - vb));
-        ASSERT_POISON(vb, (size_t)(v - vb) + n * es, vbb);
-        t_release_now(want);
-        t_release_now(perm);
-        t_release_now(vb);
-        t_release_now(kb);
+        check_placed(t, keys, n, &o, indices, k, kb, kbb, v, es, vb, vbb);
       }
     t_release_now(keys);
   }
