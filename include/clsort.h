@@ -181,8 +181,11 @@ typedef enum clsort_algorithm {
    * values (pairs); 2n keys + n indices (argsort); plus 8 bytes of co-rank
    * per merge tile (n / 256 bytes with the GPU tiles of 2048 keys) and,
    * on GPUs with 4096 tiles or more (2^23 keys there), n / 32 keys of
-   * co-rank samples. CLSORT_MERGE=WG:ITEMS (environment) overrides the
-   * merge tile. */
+   * co-rank samples. On CPUs, pairs and argsort take a second n keys +
+   * n values (+ 4 KB) where that memory is there, so that only the last
+   * pass writes the output; without it they sort through the output as
+   * before (CLSORT_MERGE_CPU_SPARE=0 asks for that). CLSORT_MERGE=WG:ITEMS
+   * (environment) overrides the merge tile. */
   CLSORT_MERGE = 4,
   /* Quicksort. On GPUs each level splits every segment 32 ways around 31
    * pivots sampled from that segment, plus an equality bucket per pivot

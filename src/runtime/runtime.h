@@ -75,6 +75,7 @@ typedef enum clsort__slot {
   SLOT_SORT_KEYS2,
   SLOT_SORT_VALUES,
   SLOT_SORT_VALUES2, /* (the sample sort, which keeps no values there: its bucket ids) */
+  SLOT_SORT_KEYS3,   /* the CPU merge sort's second scratch pair: keys (values: VALUES2) */
   SLOT_SORT_AUX1,    /* per-algorithm tables: splitters, bucket counts, */
   SLOT_SORT_AUX2,    /* merge-path splits, segment lists, ... */
   SLOT_SORT_AUX3,

@@ -7,6 +7,8 @@
 #include "sorts/sorts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char *const merge_cpu_files[] = {"common/common.cl", "sorts/keys.cl",
                                               "sorts/introsort_cpu.cl", "sorts/merge_cpu.cl",
@@ -106,6 +108,61 @@ clsort_status clsort__merge_two_cpu(clsort_context *ctx, const clsort__sort_job 
   return clsort__launch(ctx, k, clsort__div_up(n, chunk64), 1, 14, args, 0, NULL, NULL);
 }
 
+/* A pair of buffers the sort reads or writes: keys and values, their
+ * origins (common.cl's CPU_AT), and whether the values lie half a page
+ * from their keys (merge_cpu.cl's mc_apart). */
+typedef struct mc_pair {
+  cl_mem k, v;
+  cl_ulong2 at;
+  bool apart;
+} mc_pair;
+
+/* A pair of the sort's own scratch, n keys and n values; with keys and
+ * values of one size the values get a page more, to lie half a page
+ * from their keys. Keys-only sorts share the keys' buffer for values
+ * (their programs ignore it). */
+static clsort_status scratch_pair(clsort_context *ctx, const clsort__sort_job *job,
+                                  clsort__slot keys, clsort__slot values, mc_pair *out) {
+  size_t n = job->n, ks = clsort_type_size(job->type), vs = job->value_size;
+  out->apart = vs == ks;
+  out->at.s[0] = out->at.s[1] = 0;
+  FORWARD_IF_ERROR(clsort__scratch(ctx, keys, n * ks, &out->k));
+  out->v = out->k;
+  if (vs) FORWARD_IF_ERROR(clsort__scratch(ctx, values, n * vs + (out->apart ? 4096 : 0), &out->v));
+  return CLSORT_SUCCESS;
+}
+
+/* The apart bit of pair p for a kernel's argument `bit`. */
+static cl_uint apart_bit(const mc_pair *p, unsigned bit) { return p->apart ? 1u << bit : 0u; }
+
+/* Pairs sort through two pairs of scratch where the memory is there: the
+ * blocks go to scratch, the passes run between the two, and only the last
+ * writes the output. Through the output and one pair of scratch (as keys
+ * alone always do), half the passes stream the caller's keys and values,
+ * and those passes took 1.4-1.9x as long in about half the processes on
+ * the 2-core machine, by where ASLR put the arrays (mcpu_merge 279-472 ms
+ * against 246-337 for 2^24 u32 pairs over ten processes each, 2026-11-27,
+ * docs/results/merge-pairs-2026-11-27-pocl31-2cores). The second pair is
+ * n keys and n values more; without it the sort runs the old way.
+ * CLSORT_MERGE_CPU_SPARE=0 (environment) turns it off, for bench/. */
+static bool second_pair(clsort_context *ctx, const clsort__sort_job *job, mc_pair *out) {
+  const char *env = getenv("CLSORT_MERGE_CPU_SPARE");
+  if (!job->value_size || (env && strcmp(env, "0") == 0)) return false;
+  if (scratch_pair(ctx, job, SLOT_SORT_KEYS3, SLOT_SORT_VALUES2, out) == CLSORT_SUCCESS) return true;
+  clsort__clear_error();
+  return false;
+}
+
+/* The pair that step p of a sort of `passes` passes writes (0: the
+ * blocks; p >= 1: pass p - 1, which reads step p - 1's). The last lands
+ * in `out`. With the spare pair, the blocks go to s[0] and the passes
+ * alternate between s[0] and s[1]; without it, between `out` and s[0]. */
+static const mc_pair *written_by(unsigned p, unsigned passes, bool spare, const mc_pair *out,
+                                 const mc_pair *s) {
+  if (spare) return p == passes ? out : &s[p % 2];
+  return (passes - p) % 2 ? &s[0] : out;
+}
+
 clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job *job) {
   size_t n = job->n, key_size = clsort_type_size(job->type), vs = job->value_size;
   size_t block, chunk;
@@ -116,38 +173,38 @@ clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job
 
   unsigned passes = 0;
   for (size_t r = block; r < n; r *= 2) passes++;
-  /* The final keys land in F[0]: the output, or scratch for an argsort.
-   * The blocks go where the last pass must read from. */
-  cl_mem K[2] = {job->keys_out, NULL}, V[2] = {job->vals_out, NULL};
-  if (!K[0]) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * key_size, &K[0]));
-  FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS, n * key_size, &K[1]));
-  if (vs) {
-    FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_VALUES, n * vs, &V[1]));
-  } else {
-    V[0] = K[0]; /* keys-only programs ignore values: any valid buffer */
-    V[1] = K[1];
-  }
-  cl_mem vin = vs && !job->make_index ? job->vals_in : V[0];
-  cl_ulong n64 = n, block64 = block, chunk64;
+  /* The final keys land in `out`: the caller's, or scratch for an argsort. */
+  mc_pair out = {job->keys_out, job->vals_out, {{0, 0}}, false};
+  if (!out.k) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * key_size, &out.k));
+  if (!vs) out.v = out.k; /* keys-only programs ignore values: any valid buffer */
+  out.at = clsort__pair_at(job, out.k, out.v);
+  mc_pair s[2];
+  FORWARD_IF_ERROR(scratch_pair(ctx, job, SLOT_SORT_KEYS, SLOT_SORT_VALUES, &s[0]));
+  bool spare = second_pair(ctx, job, &s[1]);
+  const mc_pair *w0 = written_by(0, passes, spare, &out, s);
+  /* The blocks' other pair, between their own merges. */
+  const mc_pair *t = spare ? &s[1] : w0 == &out ? &s[0] : &out;
+
+  cl_mem vin = vs && !job->make_index ? job->vals_in : w0->v;
+  cl_ulong n64 = n, block64 = block;
   int kind = clsort__key_kind(job->type), desc = job->descending, make_index = job->make_index;
-  unsigned first = passes % 2;
   cl_ulong2 in_at = clsort__pair_at(job, job->keys_in, vin);
-  cl_ulong2 at[2] = {clsort__pair_at(job, K[0], V[0]), clsort__pair_at(job, K[1], V[1])};
-  clsort__arg run_args[] = {ARG(job->keys_in), ARG(vin),       ARG(K[first]), ARG(V[first]),
-                            ARG(K[1 - first]), ARG(V[1 - first]), ARG(in_at), ARG(at[first]),
-                            ARG(at[1 - first]), ARG(n64),     ARG(block64),  ARG(kind),
-                            ARG(desc),         ARG(make_index)};
+  cl_uint apart = apart_bit(w0, 1) | apart_bit(t, 2);
+  clsort__arg run_args[] = {ARG(job->keys_in), ARG(vin),  ARG(w0->k), ARG(w0->v), ARG(t->k),
+                            ARG(t->v),         ARG(in_at), ARG(w0->at), ARG(t->at), ARG(n64),
+                            ARG(block64),      ARG(kind), ARG(desc),  ARG(make_index), ARG(apart)};
   size_t blocks = clsort__div_up(n, block);
-  FORWARD_IF_ERROR(clsort__launch(ctx, runs, blocks, 1, 14, run_args, 0, NULL, NULL));
+  FORWARD_IF_ERROR(clsort__launch(ctx, runs, blocks, 1, 15, run_args, 0, NULL, NULL));
   for (unsigned p = 0; p < passes; p++) {
     size_t run = block << p;
-    unsigned from = (passes - p) % 2;
-    chunk64 = chunk < 2 * run ? chunk : 2 * run;
-    cl_ulong run64 = run;
-    clsort__arg args[] = {ARG(K[from]),  ARG(K[1 - from]),  ARG(V[from]), ARG(V[1 - from]),
-                          ARG(at[from]), ARG(at[1 - from]), ARG(n64),     ARG(run64),
-                          ARG(chunk64),  ARG(kind),         ARG(desc)};
-    FORWARD_IF_ERROR(clsort__launch(ctx, merge, clsort__div_up(n, chunk64), 1, 11, args, 0, NULL,
+    const mc_pair *from = written_by(p, passes, spare, &out, s);
+    const mc_pair *to = written_by(p + 1, passes, spare, &out, s);
+    cl_ulong run64 = run, chunk64 = chunk < 2 * run ? chunk : 2 * run;
+    cl_uint bits = apart_bit(from, 0) | apart_bit(to, 1);
+    clsort__arg args[] = {ARG(from->k),  ARG(to->k), ARG(from->v), ARG(to->v),
+                          ARG(from->at), ARG(to->at), ARG(n64),    ARG(run64),
+                          ARG(chunk64),  ARG(kind),  ARG(desc),    ARG(bits)};
+    FORWARD_IF_ERROR(clsort__launch(ctx, merge, clsort__div_up(n, chunk64), 1, 12, args, 0, NULL,
                                     NULL));
   }
   return CLSORT_SUCCESS;

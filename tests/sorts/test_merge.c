@@ -196,6 +196,27 @@ T_TEST(merge_buffer_form) {
     }
 }
 
+/* ------------------------------------------------- the CPU shape's pairs */
+/* The CPU shape sorts payloads through a second pair of scratch where it
+ * can (merge_cpu.c), and through the output and one pair where it cannot:
+ * the matrix runs the first way, this the second
+ * (CLSORT_MERGE_CPU_SPARE=0), at sizes that take no merge pass (one block
+ * of 2^13), one, and an even and odd count of them, the stable order
+ * checked in every payload mode. _i = type. */
+T_TEST(merge_cpu_without_spare_pair) {
+  clsort_type t = t_all_types[_i];
+  if (t_skip_type(t) || getenv("CLSORT_TUNING")) return;
+  t_rng r;
+  t_rng_init(&r, "merge_cpu_without_spare_pair");
+  r.s[0] ^= (uint64_t)_i;
+  t_setenv("CLSORT_MERGE_CPU_SPARE", "0");
+  const size_t sizes[] = {8191, 8193, 20011, 40009, 70001};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    clsort_options o = merge(s % 2, true);
+    t_check_dist(&r, t, s % 2 ? D_FEW : D_UNIFORM, sizes[s], &o, MODES_PAYLOAD);
+  }
+}
+
 /* ------------------------------------------------------------ refusals */
 /* A bit range other than the key's full width is CLSORT_ERROR_UNSUPPORTED
  * (the merge sort compares whole keys), with the arrays as they were; the
@@ -327,6 +348,7 @@ static void add(Suite *s, unsigned tiers) {
       tcase_add_loop_test(tc, merge_matrix, 0, 6 * D_COUNT);
       add_common(tc);
       tcase_add_loop_test(tc, merge_options, 0, 6);
+      tcase_add_loop_test(tc, merge_cpu_without_spare_pair, 0, 6);
     }
     if (t_part_selected("tiled")) {
       TCase *tc = t_shape_tcase(s, "tiled", tiled_setup);
