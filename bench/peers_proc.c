@@ -182,6 +182,9 @@ static int cub_args(const bench_state *s, arg_list *a) {
   if (cfg->primitives & (1u << PRIM_SCAN_EXCLUSIVE)) strcat(ops, "scan,");
   if (cfg->primitives & (1u << PRIM_COMPACT)) strcat(ops, "select,");
   if (cfg->algorithms) strcat(ops, "radix,merge,");
+  /* Beside the library's host-array sorts: CUB's radix sort of a pageable
+   * array with cudaMemcpy each way (cub-radix@host), issue 17's peer. */
+  if (cfg->algorithms && (cfg->apis & API_HOST)) strcat(ops, "radix-host,");
   /* DeviceSegmentedSort beside clsort bench --ops segmented (same ops). */
   if (cfg->ops & (1u << OPS_SEGMENTED)) strcat(ops, "segmented,");
   if (!ops[0]) return 0;

@@ -39,7 +39,7 @@ typedef struct bench_record {
   int verified;          /* REC_VERIFY_* */
   double ratio;          /* peer time / libclsort time of the same case; < 0: absent */
   double lib_ms;         /* the libclsort median behind ratio */
-  char ratio_vs[32];     /* the libclsort algorithm behind ratio */
+  char ratio_vs[48];     /* the libclsort algorithm behind ratio */
   uint64_t seed;
   char note[160];
 } bench_record;

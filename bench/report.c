@@ -73,10 +73,14 @@ void report_record(bench_state *s, const bench_record *rec) {
 
 void report_set_ratio(const bench_state *s, bench_record *rec) {
   const bench_record *best = NULL;
+  /* A peer that sorts a host array (its name ends in "@host") against the
+   * library's host-array calls; every other peer against its buffer calls. */
+  size_t len = strlen(rec->algorithm);
+  const char *api = len > 5 && strcmp(rec->algorithm + len - 5, "@host") == 0 ? "host" : "device";
   for (size_t i = 0; i < s->num_records; i++) {
     const bench_record *r = &s->records[i];
     if (strcmp(r->impl, "libclsort") != 0 || strcmp(r->status, "ok") != 0) continue;
-    if (strcmp(r->api, "device") != 0 || r->n != rec->n || r->pairs != rec->pairs) continue;
+    if (strcmp(r->api, api) != 0 || r->n != rec->n || r->pairs != rec->pairs) continue;
     if (strcmp(r->op, rec->op) != 0 || strcmp(r->type, rec->type) != 0) continue;
     if (strcmp(r->distribution, rec->distribution) != 0) continue;
     if (r->pairs && r->value_size != rec->value_size) continue;
@@ -91,7 +95,8 @@ void report_set_ratio(const bench_state *s, bench_record *rec) {
   if (!best || best->median_ms <= 0.0) return;
   rec->ratio = rec->median_ms / best->median_ms;
   rec->lib_ms = best->median_ms;
-  snprintf(rec->ratio_vs, sizeof rec->ratio_vs, "%s", best->algorithm);
+  snprintf(rec->ratio_vs, sizeof rec->ratio_vs, "%s%s", best->algorithm,
+           strcmp(api, "host") == 0 ? "@host" : "");
 }
 
 static int progress_enabled(const bench_state *s) {
