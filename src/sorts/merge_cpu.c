@@ -142,7 +142,7 @@ static cl_uint apart_bit(const mc_pair *p, unsigned bit) { return p->apart ? 1u 
  * and those passes took 1.4-1.9x as long in about half the processes on
  * the 2-core machine, by where ASLR put the arrays (mcpu_merge 279-472 ms
  * against 246-337 for 2^24 u32 pairs over ten processes each, 2026-11-27,
- * docs/results/merge-pairs-2026-11-27-pocl31-2cores). The second pair is
+ * docs/results/late-2026-11-27-pocl31-2cores). The second pair is
  * n keys and n values more; without it the sort runs the old way.
  * CLSORT_MERGE_CPU_SPARE=0 (environment) turns it off, for bench/. */
 static bool second_pair(clsort_context *ctx, const clsort__sort_job *job, mc_pair *out) {
