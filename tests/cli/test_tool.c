@@ -704,6 +704,10 @@ T_TEST(output_that_is_a_directory_fails_before_sorting) {
 T_TEST(report_of_a_missing_file_prints_nothing) {
   run_result r = RUN("report", "no-such.jsonl");
   expect_error(&r, 1, "cannot read no-such.jsonl: ");
+  /* fopen() opens a directory; its read error is no empty file either. */
+  ASSERT_EQ_I64(mkdir(path_in(work_, "a-dir.jsonl"), 0755), 0);
+  r = RUN("report", "a-dir.jsonl");
+  expect_error(&r, 1, "cannot read a-dir.jsonl: ");
 }
 
 /* A sort that fails (here every kernel build, by fault injection) leaves
