@@ -82,6 +82,12 @@ int cmd_report(int argc, char **argv) {
       for (size_t k = 0; k < num_sizes && !keep; k++) keep = records[count].n == sizes[k];
       if (keep) count++;
     }
+    /* fopen() takes a directory and getline() then fails at once (EISDIR):
+     * a read error is a file that could not be read, not an empty one. */
+    if (ferror(in)) {
+      fprintf(stderr, "clsort report: cannot read %s: %s\n", argv[i], strerror(errno));
+      rc = EXIT_FAILED;
+    }
     free(line);
     if (in != stdin) fclose(in);
   }

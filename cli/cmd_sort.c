@@ -164,6 +164,11 @@ static int parse_args(int argc, char **argv, sort_args *a) {
 #undef VALUE
   }
   if (!a->have_type) return cli_usage_error("sort", "--type is required");
+  /* An empty name would otherwise fail only at the rename, after the
+   * whole sort, as "cannot rename .<name>.tmp.XXXXXX to ". */
+  const char *names[] = {a->in, a->out, a->values, a->values_out};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+    if (names[k] && !names[k][0]) return cli_usage_error("sort", "a file name is empty");
   unsigned key_bits = (unsigned)kt_size(a->type) * 8;
   if (bits && !parse_bits(bits, key_bits, &a->options))
     return cli_usage_error("sort", "--bits wants B:E with 0 <= B < E <= %u for %s keys, not '%s'",

@@ -180,9 +180,12 @@ class Context:
         t = _keys_type(a)
         o = _options(algorithm, descending, stable)
         index_dtype = np.dtype(index_dtype)
-        if index_dtype.kind not in "iu" or index_dtype.itemsize not in (4, 8):
-            raise TypeError("clsort: index_dtype must be a 4- or 8-byte integer, not %s"
-                            % index_dtype)
+        # The library writes native integers: a byte-swapped dtype would
+        # hold every index scrambled.
+        if (index_dtype.kind not in "iu" or index_dtype.itemsize not in (4, 8)
+                or not index_dtype.isnative):
+            raise TypeError("clsort: index_dtype must be a 4- or 8-byte integer in native "
+                            "byte order, not %s" % index_dtype)
         keys = np.ascontiguousarray(a)
         idx = np.empty(keys.size, dtype=index_dtype)
         _check(lib.clsort_argsort(self._live(), t, _ptr(keys), _ptr(idx), idx.itemsize,

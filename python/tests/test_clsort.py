@@ -158,6 +158,10 @@ def test_bad_arguments():
         clsort.sort_pairs(a, np.arange(6, dtype=np.int16))
     with pytest.raises(TypeError, match="index_dtype"):
         clsort.argsort(a, index_dtype=np.float32)
+    # Byte-swapped indices would come back scrambled, not refused.
+    swapped = np.dtype(np.int64).newbyteorder()
+    with pytest.raises(TypeError, match="index_dtype"):
+        clsort.argsort(a, index_dtype=swapped)
 
 
 def test_library_error_carries_status_and_message():

@@ -510,6 +510,9 @@ T_TEST(bad_command_lines_exit_2) {
       {{"sort", "--type", "u64", "--bits", "8:8", "in.u32", "out"}, "<= 64 for u64 keys, not '8:8'"},
       {{"sort", "--type", "u32", "--bits", "4", "in.u32", "out"}, "--bits wants B:E"},
       {{"sort", "--type", "u32", "--bits", "a:b", "in.u32", "out"}, "--bits wants B:E"},
+      {{"sort", "--type", "u32", "in.u32", ""}, "a file name is empty"},
+      {{"sort", "--type", "u32", "--values", "in.u32", "--values-out", "", "in.u32", "out"},
+       "a file name is empty"},
       {{"prepare", "--types", "u33"}, "bad --types list 'u33'"},
       {{"prepare", "--algorithms", "heap"}, "bad --algorithms list 'heap'"},
       {{"prepare", "--data", "triples"}, "bad --data list 'triples'"},
@@ -704,6 +707,10 @@ T_TEST(output_that_is_a_directory_fails_before_sorting) {
 T_TEST(report_of_a_missing_file_prints_nothing) {
   run_result r = RUN("report", "no-such.jsonl");
   expect_error(&r, 1, "cannot read no-such.jsonl: ");
+  /* fopen() opens a directory; its read error is no empty file either. */
+  ASSERT_EQ_I64(mkdir(path_in(work_, "a-dir.jsonl"), 0755), 0);
+  r = RUN("report", "a-dir.jsonl");
+  expect_error(&r, 1, "cannot read a-dir.jsonl: ");
 }
 
 /* A sort that fails (here every kernel build, by fault injection) leaves
