@@ -8,6 +8,7 @@
 #include "timing.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,7 +69,11 @@ static const char usage[] =
     "\n"
     "Floats sort in total order by bits: -NaN < -inf < ... < -0.0 < +0.0 < ... <\n"
     "+inf < +NaN. Inputs of 1 GiB or more show progress on stderr when it is a\n"
-    "terminal. The first sort on a device compiles its kernels (seconds) and\n"
+    "terminal (share done, rate, time left). Inputs larger than the device's\n"
+    "memory (or CLSORT_DEVICE_MEMORY_LIMIT) sort out of core; the keys and\n"
+    "values are held in host memory, twice over at most, and inputs the\n"
+    "machine cannot hold so are refused before they are read.\n"
+    "The first sort on a device compiles its kernels (seconds) and\n"
     "says so once on stderr; later runs load them from the cache ('clsort\n"
     "prepare' fills it ahead).\n"
     "\n"
@@ -218,24 +223,25 @@ static int parse_args(int argc, char **argv, sort_args *a) {
 
 /* Refuses inputs the device cannot hold, before any work, with the sizes
  * that explain why. The library would refuse them too, less clearly. */
-static int check_device_fits(clsort_context *ctx, size_t key_bytes, size_t value_bytes) {
-  cl_device_id dev = clsort_context_device(ctx);
-  cl_ulong global = 0, alloc = 0;
-  clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL);
-  clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL);
-  size_t largest = key_bytes > value_bytes ? key_bytes : value_bytes;
-  /* Sorting needs the data and a double buffer of it. */
+/* Whether this machine can hold the sort: the CLI keeps the keys, the
+ * values (or argsort's indices) in host memory, and a sort that does not
+ * fit the device (or CLSORT_DEVICE_MEMORY_LIMIT) runs out of core, with
+ * host scratch of up to the arrays' size again (docs/ARCHITECTURE.md). So
+ * twice the arrays must fit the host's physical memory; the device's size
+ * does not matter. Prints the refusal and returns 0 when they do not. */
+static int check_host_fits(size_t key_bytes, size_t value_bytes) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 1; /* unknown: the sort says if memory is short */
+  double host = (double)pages * (double)page;
   double need = 2.0 * ((double)key_bytes + (double)value_bytes);
-  if ((double)largest > (double)alloc || need > (double)global) {
-    fprintf(stderr,
-            "clsort sort: input too large for %s: %.1f MiB of keys%s need about %.1f MiB of device "
-            "memory; the device has %.1f MiB, at most %.1f MiB per buffer\n",
-            clsort_context_device_name(ctx), (double)key_bytes / 1048576.0,
-            value_bytes ? " and values" : "", need / 1048576.0, (double)global / 1048576.0,
-            (double)alloc / 1048576.0);
-    return 0;
-  }
-  return 1;
+  if (need <= host) return 1;
+  fprintf(stderr,
+          "clsort sort: input too large for this machine: %.1f MiB of keys%s need about %.1f MiB "
+          "of host memory (the arrays, and as much again for a sort out of core); it has %.1f "
+          "MiB\n",
+          (double)key_bytes / 1048576.0, value_bytes ? " and values" : "", need / 1048576.0,
+          host / 1048576.0);
+  return 0;
 }
 
 /* ------------------------------------------------------------- progress */
@@ -247,21 +253,43 @@ static int progress_on;
 static int progress_shown; /* a line is on screen, to be cleared */
 static size_t progress_bytes = PROGRESS_BYTES;
 
+/* A progress line: the share done, the rate since this step began, and
+ * the time left at that rate. */
 static void show_progress(const char *verb, const char *path, size_t done, size_t total) {
   static unsigned last_percent = 101;
   static const char *last_verb;
+  static double began;
   /* A stream of unknown length shows progress once it is long. */
   if (!total && done < progress_bytes) return;
   unsigned percent = total ? (unsigned)(100.0 * (double)done / (double)total) : 0;
+  if (verb != last_verb) began = wall_ms();
   if (verb == last_verb && percent == last_percent && total) return;
   last_verb = verb;
   last_percent = percent;
+  /* The rate once there is a second to measure it over. */
+  double s = (wall_ms() - began) / 1000.0, rate = s >= 1.0 ? (double)done / s : 0.0;
+  char pace[64] = "";
+  if (rate > 0.0 && total)
+    snprintf(pace, sizeof pace, ", %.2f GB/s, %.0f s left", rate / 1e9,
+             (double)(total - done) / rate);
+  else if (rate > 0.0)
+    snprintf(pace, sizeof pace, ", %.2f GB/s", rate / 1e9);
+  /* A sort out of core counts each byte on its way to the device and on
+   * its way back. */
+  const char *moved = strcmp(verb, "sorting") == 0 ? " moved to the device and back" : "";
   if (total)
-    fprintf(stderr, "\rclsort sort: %s %s: %3u%% of %.2f GiB\033[K", verb, path, percent,
-            (double)total / 1073741824.0);
+    fprintf(stderr, "\rclsort sort: %s %s: %3u%% of %.2f GiB%s%s\033[K", verb, path, percent,
+            (double)total / 1073741824.0, moved, pace);
   else
-    fprintf(stderr, "\rclsort sort: %s %s: %.2f GiB\033[K", verb, path, (double)done / 1073741824.0);
+    fprintf(stderr, "\rclsort sort: %s %s: %.2f GiB%s\033[K", verb, path,
+            (double)done / 1073741824.0, pace);
   progress_shown = 1;
+}
+
+/* The library's progress of a sort out of core (each byte of the arrays
+ * counts on its way to the device and back). */
+static void sort_progress(uint64_t done, uint64_t total, void *path) {
+  show_progress("sorting", (const char *)path, (size_t)done, (size_t)total);
 }
 
 static void progress_note(const char *what) {
@@ -483,11 +511,10 @@ int cmd_sort(int argc, char **argv) {
   cli_watch_builds(ctx);
   /* Binary files are measured before they are read; text and streams
    * once read. */
-  if (!a.text && !check_device_fits(ctx, key_bytes, value_bytes)) goto fail;
+  if (!a.text && !check_host_fits(key_bytes, value_bytes)) goto fail;
   if (!read_inputs(&a, &j, err, sizeof err)) goto fail_msg;
   progress_end();
-  if (!check_device_fits(ctx, j.key_bytes, a.argsort ? j.n * a.index_size : j.value_bytes))
-    goto fail;
+  if (!check_host_fits(j.key_bytes, a.argsort ? j.n * a.index_size : j.value_bytes)) goto fail;
   if (a.argsort && !(j.indices = malloc(j.n * a.index_size + 1))) {
     snprintf(err, sizeof err, "out of host memory for %zu indices", j.n);
     goto fail_msg;
@@ -500,12 +527,19 @@ int cmd_sort(int argc, char **argv) {
     st = trial_sort(ctx, &a, &j);
     build_ms = wall_ms() - t;
     cli_builds_done();
-    if (st != CLSORT_SUCCESS) goto sort_failed;
+    /* A trial short of memory says nothing of the call's own sort, whose
+     * message (with the call's own size) is the one to show. */
+    bool memory = st == CLSORT_ERROR_MEMORY_LIMIT || st == CLSORT_ERROR_OUT_OF_MEMORY ||
+                  st == CLSORT_ERROR_TOO_LARGE;
+    if (st != CLSORT_SUCCESS && !memory) goto sort_failed;
   }
   progress_note("sorting");
+  if (progress_on)
+    clsort_context_set_progress_callback(ctx, sort_progress, (void *)file_display(a.in, 0));
   t0 = wall_ms();
   st = run_sort(ctx, &a, &j);
   t1 = wall_ms();
+  clsort_context_set_progress_callback(ctx, NULL, NULL);
   progress_end();
 sort_failed:
   if (st != CLSORT_SUCCESS) {

@@ -598,9 +598,9 @@ T_TEST(values_that_do_not_match_the_keys_fail) {
   ASSERT_DIR_UNCHANGED(work_, before);
 }
 
-/* Larger than any device: a sparse file, refused from its size before a
+/* Larger than the machine: a sparse file, refused from its size before a
  * byte is read. */
-T_TEST(input_larger_than_device_memory_fails_clearly) {
+T_TEST(input_larger_than_host_memory_fails_clearly) {
   char *big = path_in(work_, "huge.u64");
   int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   ASSERT_TRUE(fd >= 0);
@@ -612,7 +612,7 @@ T_TEST(input_larger_than_device_memory_fails_clearly) {
   double t0 = t_now();
   run_result r = RUN("sort", "--type", "u64", "huge.u64", "out");
   expect_error(&r, 1, "input too large for ");
-  if (!strstr(r.err, "1048576.0 MiB of keys") || !strstr(r.err, "MiB of device memory"))
+  if (!strstr(r.err, "1048576.0 MiB of keys") || !strstr(r.err, "MiB of host memory"))
     ck_abort_msg("%s: the message does not give the sizes: \"%s\"", t_where(), r.err);
   ASSERT_DIR_UNCHANGED(work_, before);
   /* Pairs: the values count too. */
@@ -620,6 +620,35 @@ T_TEST(input_larger_than_device_memory_fails_clearly) {
   expect_error(&r, 1, "MiB of keys and values need about");
   ASSERT_DIR_UNCHANGED(work_, before);
   if (t_now() - t0 > 20.0) ck_abort_msg("%s: refusing took %.1f s: was the file read?", t_where(), t_now() - t0);
+}
+
+/* Larger than the device's memory (here its limit, CLSORT_DEVICE_MEMORY_LIMIT):
+ * sorted out of core, keys and pairs, with the sort's progress (share, and
+ * rate and time left once a second has passed) on a terminal. */
+T_TEST(input_larger_than_the_memory_limit_sorts_out_of_core) {
+  enum { N = 1 << 20 };
+  uint32_t *keys = u32_keys(N, "out of core keys"), *vals = t_alloc(N * 4);
+  for (uint32_t i = 0; i < N; i++) vals[i] = i;
+  write_whole(path_in(work_, "big.u32"), keys, N * 4);
+  write_whole(path_in(work_, "big.vals"), vals, N * 4);
+  t_setenv("CLSORT_DEVICE_MEMORY_LIMIT", "1M");
+  t_setenv("CLSORT_PROGRESS_BYTES", "1000");
+  run_opts o = {NULL, 0, NULL, 0, 1};
+  run_result r = RUN_WITH(&o, "sort", "--type", "u32", "big.u32", "big.out");
+  expect_status(&r, 0);
+  if (!strstr(r.tty, "clsort sort: sorting big.u32:") ||
+      !strstr(r.tty, "100% of 0.01 GiB moved to the device and back"))
+    ck_abort_msg("%s: no progress of the sort out of core: \"%s\"", t_where(), r.tty);
+  size_t bytes;
+  char *got = read_whole(path_in(work_, "big.out"), &bytes);
+  ASSERT_EQ_U64(bytes, (uint64_t)N * 4);
+  check_sorted_keys(CLSORT_U32, keys, got, N, false);
+  r = RUN("sort", "--type", "u32", "--values", "big.vals", "--values-out", "big.vout", "big.u32",
+          "big.out");
+  expect_quiet_success(&r);
+  got = read_whole(path_in(work_, "big.out"), &bytes);
+  char *vout = read_whole(path_in(work_, "big.vout"), NULL);
+  check_sorted_pairs(CLSORT_U32, keys, got, vout, 4, N, false);
 }
 
 T_TEST(unknown_device_fails) {
@@ -1898,7 +1927,8 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, missing_input_file_fails);
   tcase_add_test(tc, size_not_a_multiple_of_the_key_size_fails);
   tcase_add_test(tc, values_that_do_not_match_the_keys_fail);
-  tcase_add_test(tc, input_larger_than_device_memory_fails_clearly);
+  tcase_add_test(tc, input_larger_than_host_memory_fails_clearly);
+  tcase_add_test(tc, input_larger_than_the_memory_limit_sorts_out_of_core);
   tcase_add_test(tc, unknown_device_fails);
   tcase_add_test(tc, read_only_output_directory_fails);
   tcase_add_test(tc, missing_output_directory_fails);
