@@ -375,11 +375,11 @@ CLSORT_API clsort_status clsort_default_device(unsigned *platform, unsigned *dev
  *
  * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx or array
  * with n > 0, unknown type, flags or algorithm, bad value/index size, bad
- * bit range); CLSORT_ERROR_UNSUPPORTED (the algorithm is not available in
- * this build or for this type/flag combination, or fp64 on a device without
- * it); CLSORT_ERROR_TOO_LARGE (n exceeds the device allocation limit);
- * CLSORT_ERROR_OUT_OF_MEMORY; CLSORT_ERROR_BUILD_FAILED; CLSORT_ERROR_OPENCL.
- * Since 0.1. */
+ * bit range, values or indices overlapping keys); CLSORT_ERROR_UNSUPPORTED
+ * (the algorithm is not available in this build or for this type/flag
+ * combination, or fp64 on a device without it); CLSORT_ERROR_TOO_LARGE (n
+ * exceeds the device allocation limit); CLSORT_ERROR_OUT_OF_MEMORY;
+ * CLSORT_ERROR_BUILD_FAILED; CLSORT_ERROR_OPENCL. Since 0.1. */
 CLSORT_API clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, size_t n,
                                      const clsort_options *options);
 CLSORT_API clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type type, void *keys,
@@ -438,9 +438,10 @@ CLSORT_API clsort_status clsort_sort_buffer(clsort_context *ctx, clsort_type typ
  *
  * Returns CLSORT_SUCCESS; CLSORT_ERROR_INVALID_ARGUMENT (NULL ctx, keys,
  * values with value_size, or offsets; unknown type or flags; bad
- * value_size; offsets[0] not 0, decreasing, or offsets[num_segments] not
- * n: the message names the first bad entry); CLSORT_ERROR_UNSUPPORTED (an
- * unstable algorithm, a bit range, f64 without fp64);
+ * value_size; values overlapping keys; offsets[0] not 0, decreasing, or
+ * offsets[num_segments] not n: the message names the first bad entry);
+ * CLSORT_ERROR_UNSUPPORTED (an unstable algorithm, a bit range, f64
+ * without fp64);
  * CLSORT_ERROR_TOO_LARGE; CLSORT_ERROR_OUT_OF_MEMORY;
  * CLSORT_ERROR_BUILD_FAILED; CLSORT_ERROR_OPENCL. On error the arrays are
  * unmodified. Since 0.3. */

@@ -309,6 +309,8 @@ static clsort_status segmented_host(clsort_context *ctx, clsort_type type, void 
   RETURN_IF(n > 0 && !keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
   size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
   FORWARD_IF_ERROR(clsort__check_host_size(n, ks + vs));
+  RETURN_IF(clsort__ranges_overlap(keys, n * ks, values, n * vs), CLSORT_ERROR_INVALID_ARGUMENT,
+            "values overlaps keys");
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, ks));
   if (vs) FORWARD_IF_ERROR(clsort__check_size(ctx, n, vs));
   if (n == 0) return CLSORT_SUCCESS;

@@ -139,7 +139,8 @@ clsort_status clsort_sort(clsort_context *ctx, clsort_type type, void *keys, siz
 
 /* The payload of the pairs sort (values) or of argsort (indices), in the
  * order the header documents: its size, 4-byte indices that cannot count
- * to n, NULL arrays, then what the host can hold. */
+ * to n, NULL arrays, what the host can hold, then the payload over the
+ * keys. */
 static clsort_status check_payload(clsort_type type, const void *keys, const void *payload,
                                    size_t size, size_t n, bool indices) {
   const char *what = indices ? "index" : "value";
@@ -149,7 +150,11 @@ static clsort_status check_payload(clsort_type type, const void *keys, const voi
             "n (%zu) does not fit 4-byte indices", n);
   RETURN_IF(n > 0 && (!keys || !payload), CLSORT_ERROR_INVALID_ARGUMENT,
             "keys and %s must not be NULL", indices ? "indices" : "values");
-  return clsort__check_host_size(n, clsort_type_size(type) + size);
+  FORWARD_IF_ERROR(clsort__check_host_size(n, clsort_type_size(type) + size));
+  /* Staged, overlapping arrays would come back as one over the other. */
+  RETURN_IF(clsort__ranges_overlap(keys, n * clsort_type_size(type), payload, n * size),
+            CLSORT_ERROR_INVALID_ARGUMENT, "%s overlaps keys", indices ? "indices" : "values");
+  return CLSORT_SUCCESS;
 }
 
 /* The pairs sort (values travel with the keys, which are sorted in

@@ -156,6 +156,8 @@ static clsort_status select_host(clsort_context *ctx, clsort_type type, const vo
   FORWARD_IF_ERROR(check_select(ctx, type, n, k, out_key != NULL, o));
   RETURN_IF(!keys, CLSORT_ERROR_INVALID_ARGUMENT, "keys must not be NULL");
   size_t ks = clsort_type_size(type);
+  RETURN_IF(clsort__ranges_overlap(out_key, ks, keys, n * ks), CLSORT_ERROR_INVALID_ARGUMENT,
+            "out_key overlaps keys");
   clsort__sort_job job = clsort__make_job(type, n, o);
   clsort__host_group in;
   clsort__selected sel;

@@ -744,6 +744,22 @@ T_TEST(invalid_argument_sort_value_and_index_size) {
   assert_nothing_modified();
 }
 
+/* Values or indices over the keys (whole, or from the keys' last element)
+ * would come back as one over the other: refused, the keys as they were. */
+T_TEST(invalid_argument_sort_payload_overlaps_keys) {
+  const clsort_status E = CLSORT_ERROR_INVALID_ARGUMENT;
+  static const size_t at[] = {0, 4, 4 * (N - 1)};
+  for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+    t_label("payload %zu bytes into the keys", at[i]);
+    memcpy(A->out, A->in, 8 * N);
+    EXPECT_ERROR(clsort_sort_pairs(T_CTX, CLSORT_U32, A->out, A->out + at[i], 4, N, NULL), E);
+    EXPECT_ERROR(clsort_argsort(T_CTX, CLSORT_U32, A->out, A->out + at[i], 8, N, NULL), E);
+    ASSERT_EQ_MEM(A->out, A->in, 8 * N);
+  }
+  t_poison(A->out, sizeof A->out);
+  assert_nothing_modified();
+}
+
 /* Device specs: "" and malformed ones are invalid; *ctx becomes NULL. */
 T_TEST(invalid_argument_device_spec) {
   clsort_context *c = (clsort_context *)(uintptr_t)0x1;
@@ -957,6 +973,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, invalid_argument_sort_algorithm);
   tcase_add_test(tc, invalid_argument_sort_bit_range);
   tcase_add_test(tc, invalid_argument_sort_value_and_index_size);
+  tcase_add_test(tc, invalid_argument_sort_payload_overlaps_keys);
   tcase_add_test(tc, invalid_argument_device_spec);
   tcase_add_test(tc, invalid_argument_or_no_device_malformed_spec);
   tcase_add_test(tc, unsupported_comparison_options);

@@ -287,6 +287,12 @@ T_TEST(segmented_errors) {
                CLSORT_ERROR_UNSUPPORTED);
   ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, vals, 4, EN, good, 2, &bits),
                CLSORT_ERROR_UNSUPPORTED);
+  /* Values over the keys: the whole array, or from its second half. */
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, keys, 4, EN, good, 2, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_segmented_sort(T_CTX, CLSORT_U32, keys, keys + EN / 2, 4, EN / 2, good, 1,
+                                     NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
   ASSERT_TRUE(memcmp(keys, kc, sizeof keys) == 0 && memcmp(vals, vc, sizeof vals) == 0);
   /* The buffer form: the same offsets check, keys and values one buffer,
    * a buffer too small; the buffer unchanged. */

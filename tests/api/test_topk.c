@@ -727,6 +727,11 @@ T_TEST(topk_errors) {
                CLSORT_ERROR_INVALID_ARGUMENT);
   ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, keys, EN, 1, out, &merge),
                CLSORT_ERROR_UNSUPPORTED);
+  /* out_key inside the keys, or over their last one. */
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, buf, EN, 1, buf + 5, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR(clsort_select(T_CTX, CLSORT_U32, buf, EN, 1, buf + EN - 1, NULL),
+               CLSORT_ERROR_INVALID_ARGUMENT);
   char msg[256];
   if (!t_poison_intact(buf, 0, sizeof buf, msg, sizeof msg) ||
       !t_poison_intact(idx, 0, sizeof idx, msg, sizeof msg))
