@@ -21,7 +21,8 @@ static const char usage[] =
     "(native byte order, no header), or with --text one number per line. '-',\n"
     "or no argument, means standard input for IN and standard output for OUT,\n"
     "as with sort(1): `clsort sort --text --type f64 < numbers.txt` prints them\n"
-    "sorted. A file is sorted in place only when asked: --in-place, or IN and\n"
+    "sorted; a FIFO or <(...) is read to its end as standard input is. A file\n"
+    "is sorted in place only when asked: --in-place, or IN and\n"
     "OUT naming the same file.\n"
     "\n"
     "With --values, the values file is permuted along with the keys and written\n"
@@ -372,12 +373,13 @@ static int read_inputs(const sort_args *a, sort_job *j, char *err, size_t cap) {
 }
 
 /* The sizes of regular input files, checked before anything is read: a
- * file the device cannot take is refused however large. Streams are
- * checked once read. Returns 1, or 0 with a message. */
+ * file the machine cannot hold is refused however large. Streams
+ * (standard input, FIFOs, `<(...)`) are checked once read. Returns 1, or
+ * 0 with a message. */
 static int input_sizes(const sort_args *a, size_t *key_bytes, size_t *value_bytes, char *err,
                        size_t cap) {
   *key_bytes = *value_bytes = 0;
-  if (!file_is_std(a->in)) {
+  if (!file_is_stream(a->in)) {
     if (!file_size(a->in, key_bytes, err, cap)) return 0;
     size_t ks = kt_size(a->type);
     if (!a->text && *key_bytes % ks != 0) {
@@ -386,11 +388,11 @@ static int input_sizes(const sort_args *a, size_t *key_bytes, size_t *value_byte
       return 0;
     }
   }
-  if (a->values && !file_is_std(a->values)) {
+  if (a->values && !file_is_stream(a->values)) {
     size_t vs;
     if (!file_size(a->values, value_bytes, err, cap)) return 0;
     /* Both sizes known: a mismatch is found before either file is read. */
-    if (!a->text && !file_is_std(a->in) &&
+    if (!a->text && !file_is_stream(a->in) &&
         !value_size_of(a, *key_bytes / kt_size(a->type), *value_bytes, &vs, err, cap))
       return 0;
   }
@@ -496,7 +498,7 @@ int cmd_sort(int argc, char **argv) {
   size_t key_bytes, value_bytes;
   if (!input_sizes(&a, &key_bytes, &value_bytes, err, sizeof err)) goto fail_msg;
   progress_maybe(key_bytes + value_bytes,
-                 file_is_std(a.in) || (a.values && file_is_std(a.values)));
+                 file_is_stream(a.in) || (a.values && file_is_stream(a.values)));
   /* The temporary outputs come next, so that a read-only or missing
    * directory fails at once rather than after the sort. */
   if (!atomic_open(&kf, a.out, err, sizeof err)) goto fail_msg;

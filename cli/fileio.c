@@ -14,6 +14,12 @@
 
 int file_is_std(const char *path) { return strcmp(path, "-") == 0; }
 
+int file_is_stream(const char *path) {
+  if (file_is_std(path)) return 1;
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 const char *file_display(const char *path, int writing) {
   if (!file_is_std(path)) return path;
   return writing ? "standard output" : "standard input";
@@ -84,10 +90,15 @@ int file_read_all(const char *path, void **data, size_t *size, char *err, size_t
     return 0;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
     snprintf(err, err_size, "%s is not a regular file", path);
     close(fd);
     return 0;
+  }
+  if (!S_ISREG(st.st_mode)) { /* a FIFO, process substitution, a device */
+    int ok = read_stream(fd, path, data, size, err, err_size);
+    close(fd);
+    return ok;
   }
   size_t total = (size_t)st.st_size;
   unsigned char *buf = malloc(total ? total : 1);

@@ -11,6 +11,10 @@
  * writing), as in coreutils. */
 int file_is_std(const char *path);
 /* How messages name `path`: "standard input"/"standard output" for "-". */
+/* Whether an input is read as a stream of unknown length: standard input
+ * ("-"), or a FIFO, a character device or a socket (what `<(...)` gives),
+ * whose size is known only once read. */
+int file_is_stream(const char *path);
 const char *file_display(const char *path, int writing);
 
 /* Reads the file at `path` ("-": standard input, to its end) into a

@@ -1069,6 +1069,53 @@ T_TEST(fifo_output_is_written_through_not_replaced) {
   ASSERT_DIR_UNCHANGED(work_, before);
 }
 
+/* Writes `bytes` of `data` into the FIFO at `path` from a child process
+ * (the open blocks until the tool opens it to read); returns the child. */
+static pid_t fifo_writer(const char *path, const void *data, size_t bytes) {
+  pid_t pid = fork();
+  ASSERT_TRUE(pid >= 0);
+  if (pid == 0) {
+    int fd = open(path, O_WRONLY);
+    const unsigned char *p = data;
+    while (fd >= 0 && bytes > 0) {
+      ssize_t w = write(fd, p, bytes);
+      if (w <= 0) _exit(1);
+      p += w;
+      bytes -= (size_t)w;
+    }
+    _exit(fd >= 0 ? 0 : 1);
+  }
+  return pid;
+}
+
+/* Inputs that are FIFOs (as `<(...)` gives) are read to their end, as
+ * standard input is: keys, and keys with values from another FIFO. */
+T_TEST(fifo_inputs_are_read_as_streams) {
+  const uint32_t *keys = u32_keys(N_KEYS, "tool keys");
+  const void *vals = index_values(4, N_KEYS);
+  char *kf = path_in(work_, "kfifo"), *vf = path_in(work_, "vfifo");
+  ASSERT_EQ_I64(mkfifo(kf, 0600), 0);
+  ASSERT_EQ_I64(mkfifo(vf, 0600), 0);
+  pid_t w = fifo_writer(kf, keys, N_KEYS * 4);
+  run_result r = RUN("sort", "--type", "u32", "kfifo", "out");
+  /* A writer still blocked (the tool never opened its FIFO) goes too. */
+  int status;
+  kill(w, SIGKILL);
+  ASSERT_EQ_I64(waitpid(w, &status, 0), w);
+  expect_quiet_success(&r);
+  assert_file_is(path_in(work_, "out"), sorted_u32(keys, N_KEYS, false), N_KEYS * 4);
+  pid_t w1 = fifo_writer(kf, keys, N_KEYS * 4), w2 = fifo_writer(vf, vals, N_KEYS * 4);
+  r = RUN("sort", "--type", "u32", "--stable", "--values", "vfifo", "--values-out", "vals.out",
+          "kfifo", "out");
+  kill(w1, SIGKILL);
+  kill(w2, SIGKILL);
+  ASSERT_EQ_I64(waitpid(w1, &status, 0), w1);
+  ASSERT_EQ_I64(waitpid(w2, &status, 0), w2);
+  expect_quiet_success(&r);
+  assert_file_is(path_in(work_, "out"), sorted_u32(keys, N_KEYS, false), N_KEYS * 4);
+  assert_file_is(path_in(work_, "vals.out"), stable_values_u32(keys, N_KEYS), N_KEYS * 4);
+}
+
 /* A FIFO whose reader goes away while the keys are being written through:
  * the sort ends (SIGPIPE, or EPIPE where SIGPIPE is ignored), its values'
  * temporary file goes too, and the values' original stays. The keys exceed
@@ -1942,6 +1989,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, in_place_sort_keeps_mode_and_owner);
   tcase_add_test(tc, symlink_output_stays_a_symlink_and_its_target_gets_the_data);
   tcase_add_test(tc, fifo_output_is_written_through_not_replaced);
+  tcase_add_test(tc, fifo_inputs_are_read_as_streams);
   tcase_add_test(tc, fifo_reader_that_leaves_keeps_the_other_original);
   tcase_add_test(tc, dev_null_output_is_written_through_not_replaced);
   tcase_add_test(tc, failing_device_output_keeps_the_other_original);
