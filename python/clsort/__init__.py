@@ -209,6 +209,16 @@ class Context:
                              % (keys.size, values.shape))
         o = _options(algorithm, descending, stable)
         k_out, v_out = (None, None) if out is None else out
+        # Each output is filled from its input before the sort: one that
+        # shares memory with the other output, or with the other input,
+        # would overwrite it first (out=(values, keys) lost the values).
+        if out is not None:
+            pairs = ((k_out, v_out, "keys out and values out"),
+                     (k_out, values, "keys out and values"), (v_out, keys, "values out and keys"))
+            for a, b, what in pairs:
+                if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) \
+                        and np.may_share_memory(a, b):
+                    raise ValueError("clsort: sort_pairs %s share memory" % what)
         k = _target(keys, k_out, "sort_pairs keys")
         v = _target(values, v_out, "sort_pairs values")
         _check(lib.clsort_sort_pairs(self._live(), t, _ptr(k), _ptr(v), v.itemsize, k.size, o),

@@ -158,6 +158,13 @@ def test_bad_arguments():
         clsort.sort_pairs(a, np.arange(6, dtype=np.int16))
     with pytest.raises(TypeError, match="index_dtype"):
         clsort.argsort(a, index_dtype=np.float32)
+    # Outputs over each other, or over the other input, would lose data.
+    k = np.arange(6, dtype=np.uint32)[::-1].copy()
+    v = np.arange(6, dtype=np.uint32)
+    for out in ((v, k), (k, k), (v, v)):
+        with pytest.raises(ValueError, match="share memory"):
+            clsort.sort_pairs(k, v, out=out)
+    assert (k == np.arange(6, dtype=np.uint32)[::-1]).all() and (v == np.arange(6)).all()
     # Byte-swapped indices would come back scrambled, not refused.
     swapped = np.dtype(np.int64).newbyteorder()
     with pytest.raises(TypeError, match="index_dtype"):
