@@ -671,7 +671,8 @@ CLSORT_API clsort_status clsort_reduce(clsort_context *ctx, clsort_type type, cl
 /* Stable select: copies, in order, the elements whose flag byte is non-zero
  * to the front of `output`, and writes their count as a cl_ulong at the
  * start of `count`. element_size is 1, 2, 4, 8 or 16 bytes. `output` must
- * not overlap `input`. Since 0.1. */
+ * not overlap `input` (the host form returns CLSORT_ERROR_INVALID_ARGUMENT,
+ * its arrays untouched, since 0.3). Since 0.1. */
 CLSORT_API clsort_status clsort_compact_buffer(clsort_context *ctx, size_t element_size,
                                                cl_mem input, cl_mem flags, cl_mem output,
                                                size_t n, cl_mem count, cl_uint num_wait,

@@ -276,6 +276,8 @@ static clsort_status select_host(clsort_context *ctx, size_t element_size, bool 
   RETURN_IF(n > 0 && (!input || !flags || !output), CLSORT_ERROR_INVALID_ARGUMENT,
             "input, flags and output must not be NULL");
   FORWARD_IF_ERROR(clsort__check_size(ctx, n, element_size));
+  RETURN_IF(clsort__ranges_overlap(output, n * element_size, input, n * element_size),
+            CLSORT_ERROR_INVALID_ARGUMENT, "output overlaps input");
   if (n == 0) {
     *count = 0;
     return CLSORT_SUCCESS;

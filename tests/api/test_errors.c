@@ -760,6 +760,22 @@ T_TEST(invalid_argument_sort_payload_overlaps_keys) {
   assert_nothing_modified();
 }
 
+/* Compact and split: an output over the input (the header's rule) is
+ * refused, at any offset, the input and the count untouched. */
+T_TEST(invalid_argument_select_output_overlaps_input) {
+  const clsort_status E = CLSORT_ERROR_INVALID_ARGUMENT;
+  static const size_t at[] = {0, 4, 4 * (N - 1)};
+  for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+    t_label("output %zu bytes into the input", at[i]);
+    memcpy(A->out, A->in, 8 * N);
+    EXPECT_ERROR(clsort_compact(T_CTX, 4, A->out, A->flags, A->out + at[i], N, &A->count), E);
+    EXPECT_ERROR(clsort_split(T_CTX, 4, A->out, A->flags, A->out + at[i], N, &A->count), E);
+    ASSERT_EQ_MEM(A->out, A->in, 8 * N);
+  }
+  t_poison(A->out, sizeof A->out);
+  assert_nothing_modified();
+}
+
 /* Device specs: "" and malformed ones are invalid; *ctx becomes NULL. */
 T_TEST(invalid_argument_device_spec) {
   clsort_context *c = (clsort_context *)(uintptr_t)0x1;
@@ -974,6 +990,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, invalid_argument_sort_bit_range);
   tcase_add_test(tc, invalid_argument_sort_value_and_index_size);
   tcase_add_test(tc, invalid_argument_sort_payload_overlaps_keys);
+  tcase_add_test(tc, invalid_argument_select_output_overlaps_input);
   tcase_add_test(tc, invalid_argument_device_spec);
   tcase_add_test(tc, invalid_argument_or_no_device_malformed_spec);
   tcase_add_test(tc, unsupported_comparison_options);
