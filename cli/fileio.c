@@ -312,6 +312,12 @@ int atomic_open(atomic_file *f, const char *path, char *err, size_t err_size) {
     snprintf(err, err_size, "cannot write %s: %s", path, strerror(stat_errno));
     return 0;
   }
+  /* The rename would replace a file the user may not write (as cp, sort -o
+   * and a shell's > refuse to): refused before any work. */
+  if (f->existed && access(f->target, W_OK) != 0 && (errno == EACCES || errno == EROFS)) {
+    snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+  }
   if (f->existed) {
     f->mode = st.st_mode & 07777;
     f->uid = st.st_uid;

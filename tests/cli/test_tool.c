@@ -675,6 +675,28 @@ static bool can_create_in(const char *dir) {
  * nobody can create a file (EACCES, EROFS or ENOENT depending on how they
  * are mounted). A directory this test can create files in proves nothing
  * and is skipped; at least one must remain. */
+/* An existing output the user may not write (mode 0444) is refused
+ * before any work, as cp and a shell's > refuse it, and stays as it was;
+ * --in-place on such a file likewise. Root may write any file, so the
+ * case runs for other users only. */
+T_TEST(write_protected_output_is_refused) {
+  if (geteuid() == 0) return; /* root writes whatever the mode */
+  static const char old[] = "old output\n";
+  char *out = path_in(work_, "prot");
+  write_whole(out, old, sizeof old);
+  ASSERT_EQ_I64(chmod(out, 0444), 0);
+  const char *before = listing(work_);
+  run_result r = RUN("sort", "--type", "u32", "in.u32", "prot");
+  expect_error(&r, 1, "cannot write prot: Permission denied");
+  assert_file_is(out, old, sizeof old);
+  ASSERT_DIR_UNCHANGED(work_, before);
+  ASSERT_EQ_I64(chmod(path_in(work_, "in.u32"), 0444), 0);
+  r = RUN("sort", "--type", "u32", "--in-place", "in.u32");
+  expect_error(&r, 1, "cannot write in.u32: Permission denied");
+  assert_file_is(path_in(work_, "in.u32"), u32_keys(N_KEYS, "tool keys"), N_KEYS * 4);
+  ASSERT_EQ_I64(chmod(path_in(work_, "in.u32"), 0644), 0);
+}
+
 T_TEST(read_only_output_directory_fails) {
   char *ro = path_in(work_, "ro");
   ASSERT_EQ_I64(mkdir(ro, 0755), 0);
@@ -1978,6 +2000,7 @@ static void add(Suite *s, unsigned tiers) {
   tcase_add_test(tc, input_larger_than_the_memory_limit_sorts_out_of_core);
   tcase_add_test(tc, unknown_device_fails);
   tcase_add_test(tc, read_only_output_directory_fails);
+  tcase_add_test(tc, write_protected_output_is_refused);
   tcase_add_test(tc, missing_output_directory_fails);
   tcase_add_test(tc, output_that_is_a_directory_fails_before_sorting);
   tcase_add_test(tc, report_of_a_missing_file_prints_nothing);
