@@ -67,7 +67,7 @@ int cmd_report(int argc, char **argv) {
       continue;
     }
     char *line = NULL;
-    size_t line_cap = 0;
+    size_t line_cap = 0, broken = 0;
     while (getline(&line, &line_cap, in) > 0) {
       if (line[0] != '{') continue;
       if (count == cap) {
@@ -77,11 +77,19 @@ int cmd_report(int argc, char **argv) {
         records = grown;
         cap = grown_cap;
       }
-      if (!record_parse_json(line, &records[count])) continue;
+      if (!record_parse_json(line, &records[count])) {
+        broken++;
+        continue;
+      }
       int keep = num_sizes == 0;
       for (size_t k = 0; k < num_sizes && !keep; k++) keep = records[count].n == sizes[k];
       if (keep) count++;
     }
+    /* Other lines (a table beside the records) are passed over; a line
+     * that opens a record and does not parse is said. */
+    if (broken)
+      fprintf(stderr, "clsort report: %s: %zu line%s that open a record could not be read\n",
+              argv[i], broken, broken == 1 ? "" : "s");
     /* fopen() takes a directory and getline() then fails at once (EISDIR):
      * a read error is a file that could not be read, not an empty one. */
     if (ferror(in)) {

@@ -762,6 +762,14 @@ T_TEST(report_of_a_missing_file_prints_nothing) {
   ASSERT_EQ_I64(mkdir(path_in(work_, "a-dir.jsonl"), 0755), 0);
   r = RUN("report", "a-dir.jsonl");
   expect_error(&r, 1, "cannot read a-dir.jsonl: ");
+  /* Lines that open a record and do not parse are said (other lines, a
+   * table beside the records, are passed over quietly). */
+  static const char mixed[] = "{\"broken\": \n{garbage\nop  algorithm  n\n";
+  write_whole(path_in(work_, "mixed.jsonl"), mixed, sizeof mixed - 1);
+  r = RUN("report", "mixed.jsonl");
+  expect_status(&r, 0);
+  if (!strstr(r.err, "mixed.jsonl: 2 lines that open a record could not be read"))
+    ck_abort_msg("%s: the unreadable records are not said: \"%s\"", t_where(), r.err);
 }
 
 /* A sort that fails (here every kernel build, by fault injection) leaves
