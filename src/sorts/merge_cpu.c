@@ -148,7 +148,8 @@ static cl_uint apart_bit(const mc_pair *p, unsigned bit) { return p->apart ? 1u 
 static bool second_pair(clsort_context *ctx, const clsort__sort_job *job, mc_pair *out) {
   const char *env = getenv("CLSORT_MERGE_CPU_SPARE");
   if (!job->value_size || (env && strcmp(env, "0") == 0)) return false;
-  if (scratch_pair(ctx, job, SLOT_SORT_KEYS3, SLOT_SORT_VALUES2, out) == CLSORT_SUCCESS) return true;
+  if (scratch_pair(ctx, job, SLOT_SORT_KEYS3, SLOT_SORT_VALUES2, out) == CLSORT_SUCCESS)
+    return true;
   clsort__clear_error();
   return false;
 }
