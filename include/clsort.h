@@ -182,7 +182,7 @@ typedef enum clsort_algorithm {
    * per merge tile (n / 256 bytes with the GPU tiles of 2048 keys) and,
    * on GPUs with 4096 tiles or more (2^23 keys there), n / 32 keys of
    * co-rank samples. On CPUs, pairs and argsort take a second n keys +
-   * n values (+ 4 KB) where that memory is there, so that only the last
+   * n values where that memory is there, so that only the last
    * pass writes the output; without it they sort through the output as
    * before (CLSORT_MERGE_CPU_SPARE=0 asks for that). CLSORT_MERGE=WG:ITEMS
    * (environment) overrides the merge tile. */

@@ -30,19 +30,6 @@
 #define VALUE_T uint
 #endif
 
-/* The values of a pair of the sort's own scratch, half a 4 KiB page from
- * their keys where keys and values have one size (the host gives such
- * values a page more, and sets the pair's bit of `apart`): at one page
- * offset, a key and its value meet in one L1 set at every step of a
- * stream, as in quick_cpu.cl's qc_sort_pairs. A function of the two
- * buffers' addresses alone, so that every kernel of a sort finds the same
- * place. */
-inline global VALUE_T *mc_apart(global KEY_T *k, global VALUE_T *v, uint apart, uint bit) {
-  if (!HAS_VALUES || sizeof(KEY_T) != sizeof(VALUE_T) || !((apart >> bit) & 1u)) return v;
-  const ulong want = ((ulong)k + 2048u) & 4095u;
-  return v + ((want - ((ulong)v & 4095u)) & 4095u) / sizeof(VALUE_T);
-}
-
 /* Keys per insertion-sorted run: short enough that insertion beats
  * merging, long enough to save four merge passes. */
 #define MC_RUN 16
@@ -253,18 +240,14 @@ inline void mc_stable_sort(const global KEY_T *keys_in, const global VALUE_T *va
 /* Step 1. Work-item g sorts keys_in[g * block, ...) (and its values, or
  * its positions when make_index) into the same range of out/vout, using
  * the range of tmp/vtmp between passes. in_at, out_at, tmp_at: the pairs'
- * origins (common.cl's CPU_AT); apart: bit 1 for out, bit 2 for tmp
- * (mc_apart). */
+ * origins (common.cl's CPU_AT). */
 CPU_KERNEL void mcpu_runs(const global KEY_T *keys_in, const global VALUE_T *vals_in,
                           global KEY_T *out, global VALUE_T *vout, global KEY_T *tmp,
                           global VALUE_T *vtmp, ulong2 in_at, ulong2 out_at, ulong2 tmp_at,
-                          ulong n, ulong block, int kind, int desc, int make_index,
-                          uint apart) {
+                          ulong n, ulong block, int kind, int desc, int make_index) {
   CPU_AT(keys_in, vals_in, in_at);
   CPU_AT(out, vout, out_at);
   CPU_AT(tmp, vtmp, tmp_at);
-  vout = mc_apart(out, vout, apart, 1);
-  vtmp = mc_apart(tmp, vtmp, apart, 2);
   const key_flips f = key_flips_for(kind, desc);
   const ulong lo = (ulong)get_group_id(0) * block, len = min(block, n - lo);
 #if !HAS_VALUES
@@ -281,16 +264,12 @@ CPU_KERNEL void mcpu_runs(const global KEY_T *keys_in, const global VALUE_T *val
 
 /* Step 2. Merges the pairs of sorted runs of `run` keys of keys_in into
  * keys_out (values likewise); work-item g writes [g * chunk, ...). in_at,
- * out_at: the pairs' origins (common.cl's CPU_AT); apart: bit 0 for the
- * pair read, bit 1 for the pair written (mc_apart). */
+ * out_at: the pairs' origins (common.cl's CPU_AT). */
 CPU_KERNEL void mcpu_merge(const global KEY_T *keys_in, global KEY_T *keys_out,
                            const global VALUE_T *vals_in, global VALUE_T *vals_out, ulong2 in_at,
-                           ulong2 out_at, ulong n, ulong run, ulong chunk, int kind, int desc,
-                           uint apart) {
+                           ulong2 out_at, ulong n, ulong run, ulong chunk, int kind, int desc) {
   CPU_AT(keys_in, vals_in, in_at);
   CPU_AT(keys_out, vals_out, out_at);
-  vals_in = mc_apart((global KEY_T *)keys_in, (global VALUE_T *)vals_in, apart, 0);
-  vals_out = mc_apart(keys_out, vals_out, apart, 1);
   const key_flips f = key_flips_for(kind, desc);
   const ulong begin = (ulong)get_group_id(0) * chunk;
   if (begin >= n) return;

@@ -108,32 +108,24 @@ clsort_status clsort__merge_two_cpu(clsort_context *ctx, const clsort__sort_job 
   return clsort__launch(ctx, k, clsort__div_up(n, chunk64), 1, 14, args, 0, NULL, NULL);
 }
 
-/* A pair of buffers the sort reads or writes: keys and values, their
- * origins (common.cl's CPU_AT), and whether the values lie half a page
- * from their keys (merge_cpu.cl's mc_apart). */
+/* A pair of buffers the sort reads or writes: keys and values, and their
+ * origins (common.cl's CPU_AT). */
 typedef struct mc_pair {
   cl_mem k, v;
   cl_ulong2 at;
-  bool apart;
 } mc_pair;
 
-/* A pair of the sort's own scratch, n keys and n values; with keys and
- * values of one size the values get a page more, to lie half a page
- * from their keys. Keys-only sorts share the keys' buffer for values
- * (their programs ignore it). */
+/* A pair of the sort's own scratch, n keys and n values. Keys-only sorts
+ * share the keys' buffer for values (their programs ignore it). */
 static clsort_status scratch_pair(clsort_context *ctx, const clsort__sort_job *job,
                                   clsort__slot keys, clsort__slot values, mc_pair *out) {
   size_t n = job->n, ks = clsort_type_size(job->type), vs = job->value_size;
-  out->apart = vs == ks;
   out->at.s[0] = out->at.s[1] = 0;
   FORWARD_IF_ERROR(clsort__scratch(ctx, keys, n * ks, &out->k));
   out->v = out->k;
-  if (vs) FORWARD_IF_ERROR(clsort__scratch(ctx, values, n * vs + (out->apart ? 4096 : 0), &out->v));
+  if (vs) FORWARD_IF_ERROR(clsort__scratch(ctx, values, n * vs, &out->v));
   return CLSORT_SUCCESS;
 }
-
-/* The apart bit of pair p for a kernel's argument `bit`. */
-static cl_uint apart_bit(const mc_pair *p, unsigned bit) { return p->apart ? 1u << bit : 0u; }
 
 /* Pairs sort through two pairs of scratch where the memory is there: the
  * blocks go to scratch, the passes run between the two, and only the last
@@ -175,7 +167,7 @@ clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job
   unsigned passes = 0;
   for (size_t r = block; r < n; r *= 2) passes++;
   /* The final keys land in `out`: the caller's, or scratch for an argsort. */
-  mc_pair out = {job->keys_out, job->vals_out, {{0, 0}}, false};
+  mc_pair out = {job->keys_out, job->vals_out, {{0, 0}}};
   if (!out.k) FORWARD_IF_ERROR(clsort__scratch(ctx, SLOT_SORT_KEYS2, n * key_size, &out.k));
   if (!vs) out.v = out.k; /* keys-only programs ignore values: any valid buffer */
   out.at = clsort__pair_at(job, out.k, out.v);
@@ -190,22 +182,20 @@ clsort_status clsort__merge_sort_cpu(clsort_context *ctx, const clsort__sort_job
   cl_ulong n64 = n, block64 = block;
   int kind = clsort__key_kind(job->type), desc = job->descending, make_index = job->make_index;
   cl_ulong2 in_at = clsort__pair_at(job, job->keys_in, vin);
-  cl_uint apart = apart_bit(w0, 1) | apart_bit(t, 2);
   clsort__arg run_args[] = {ARG(job->keys_in), ARG(vin),  ARG(w0->k), ARG(w0->v), ARG(t->k),
                             ARG(t->v),         ARG(in_at), ARG(w0->at), ARG(t->at), ARG(n64),
-                            ARG(block64),      ARG(kind), ARG(desc),  ARG(make_index), ARG(apart)};
+                            ARG(block64),      ARG(kind), ARG(desc),  ARG(make_index)};
   size_t blocks = clsort__div_up(n, block);
-  FORWARD_IF_ERROR(clsort__launch(ctx, runs, blocks, 1, 15, run_args, 0, NULL, NULL));
+  FORWARD_IF_ERROR(clsort__launch(ctx, runs, blocks, 1, 14, run_args, 0, NULL, NULL));
   for (unsigned p = 0; p < passes; p++) {
     size_t run = block << p;
     const mc_pair *from = written_by(p, passes, spare, &out, s);
     const mc_pair *to = written_by(p + 1, passes, spare, &out, s);
     cl_ulong run64 = run, chunk64 = chunk < 2 * run ? chunk : 2 * run;
-    cl_uint bits = apart_bit(from, 0) | apart_bit(to, 1);
     clsort__arg args[] = {ARG(from->k),  ARG(to->k), ARG(from->v), ARG(to->v),
                           ARG(from->at), ARG(to->at), ARG(n64),    ARG(run64),
-                          ARG(chunk64),  ARG(kind),  ARG(desc),    ARG(bits)};
-    FORWARD_IF_ERROR(clsort__launch(ctx, merge, clsort__div_up(n, chunk64), 1, 12, args, 0, NULL,
+                          ARG(chunk64),  ARG(kind),  ARG(desc)};
+    FORWARD_IF_ERROR(clsort__launch(ctx, merge, clsort__div_up(n, chunk64), 1, 11, args, 0, NULL,
                                     NULL));
   }
   return CLSORT_SUCCESS;
